@@ -1,0 +1,119 @@
+"""The one feasibility checker, run on every decision (DESIGN §2).
+
+It raises :class:`~sjfbsbf.errors.FeasibilityError` on: an unknown, not-arrived, finished or
+already-running job started; a job started twice; a wrong GPU count or repeated / unknown GPU ids;
+a GPU holding more than two jobs; GPU memory overflow; an accumulation factor that changes the
+global batch (b * s != B or b not an allowed micro-batch); a preemption of a job that is not
+running, or any preemption by a non-preemptive policy; sharing by an exclusive policy.
+"""
+
+from __future__ import annotations
+
+from sjfbsbf.decision import Decision
+from sjfbsbf.errors import FeasibilityError
+from sjfbsbf.state import ClusterView
+
+#: Memory slack (GB) tolerated for float rounding when checking capacity.
+MEMORY_TOLERANCE_GB = 1e-9
+
+
+def check_decision(
+    view: ClusterView, decision: Decision, *, preemptive: bool, sharing: bool
+) -> None:
+    """Check ``decision`` against the state seen through ``view``.
+
+    Parameters
+    ----------
+    view
+        The state before the decision.
+    decision
+        The decision to check.
+    preemptive
+        Whether the policy may preempt.
+    sharing
+        Whether the policy may put two jobs on one GPU.
+
+    Raises
+    ------
+    FeasibilityError
+        On the first violation found, naming the job and GPU concerned.
+    """
+    now = view.time
+    cluster = view.cluster
+    running = set(view.running())
+    pending = set(view.pending())
+    # GPU occupancy after preemptions: gpu -> list of (job id, memory).
+    touched: dict[int, list[tuple[int, float]]] = {}
+
+    def residents(gpu: int) -> list[tuple[int, float]]:
+        if gpu not in touched:
+            touched[gpu] = [
+                (k, view.memory_gb(k, view.accumulation(k))) for k in view.gpu_jobs(gpu)
+            ]
+        return touched[gpu]
+
+    preempted: set[int] = set()
+    for job_id in decision.preempts:
+        if not preemptive:
+            raise FeasibilityError(f"t={now}: non-preemptive policy preempts job {job_id}")
+        if job_id not in running:
+            raise FeasibilityError(f"t={now}: preempts job {job_id}, which is not running")
+        if job_id in preempted:
+            raise FeasibilityError(f"t={now}: preempts job {job_id} twice")
+        preempted.add(job_id)
+        placement = view.placement(job_id)
+        assert placement is not None
+        for g in placement:
+            touched[g] = [(k, m) for k, m in residents(g) if k != job_id]
+
+    started: set[int] = set()
+    for start in decision.starts:
+        job_id = start.job_id
+        if job_id in started:
+            raise FeasibilityError(f"t={now}: starts job {job_id} twice")
+        started.add(job_id)
+        if job_id not in pending:
+            raise FeasibilityError(
+                f"t={now}: starts job {job_id}, which is not pending (not arrived, running "
+                "or finished)"
+            )
+        job = view.job(job_id)
+        gpus = start.gpus
+        if len(gpus) != job.gpus:
+            raise FeasibilityError(
+                f"t={now}: job {job_id} needs {job.gpus} GPUs, decision gives {len(gpus)}"
+            )
+        if len(set(gpus)) != len(gpus):
+            raise FeasibilityError(f"t={now}: job {job_id} is given a GPU twice: {gpus}")
+        options = view.accumulation_options(job_id)
+        if start.accumulation not in options:
+            raise FeasibilityError(
+                f"t={now}: job {job_id} accumulation {start.accumulation} would change its "
+                f"global batch (allowed: {sorted(options)})"
+            )
+        b = options[start.accumulation]
+        if b is not None and job.batch is not None and b * start.accumulation != job.batch:
+            raise FeasibilityError(f"t={now}: job {job_id} micro-batches do not sum to its batch")
+        mem = view.memory_gb(job_id, start.accumulation)
+        for g in gpus:
+            if not 0 <= g < cluster.num_gpus:
+                raise FeasibilityError(f"t={now}: job {job_id} placed on unknown GPU {g}")
+            current = residents(g)
+            if current and not sharing:
+                raise FeasibilityError(
+                    f"t={now}: exclusive policy puts job {job_id} on busy GPU {g}"
+                )
+            if len(current) >= 2:
+                raise FeasibilityError(
+                    f"t={now}: GPU {g} would hold more than two jobs "
+                    f"({[k for k, _ in current]} + {job_id})"
+                )
+            used = sum(m for _, m in current) + mem
+            if used > cluster.gpu_mem_gb + MEMORY_TOLERANCE_GB:
+                raise FeasibilityError(
+                    f"t={now}: GPU {g} memory overflow with job {job_id}: "
+                    f"{used:.3f} GB > {cluster.gpu_mem_gb} GB"
+                )
+            current.append((job_id, mem))
+    if decision.wake_at is not None and not decision.wake_at == decision.wake_at:
+        raise FeasibilityError(f"t={now}: wake_at is NaN")

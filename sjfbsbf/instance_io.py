@@ -1,0 +1,165 @@
+"""The instance JSON contract (DESIGN §5): read, write, validate.
+
+::
+
+    {"schema": "sjfbsbf.instance/1",
+     "cluster": {"nodes": 4, "gpus_per_node": 8, "gpu_mem_gb": 48},
+     "catalog": "default",
+     "jobs": [{"id": 0, "arrival": 0.0, "gpus": 2, "model": "resnet18", "batch": 128,
+               "iterations": 5000},
+              {"id": 1, "arrival": 30.0, "gpus": 1, "duration": 600.0}]}
+
+Optional keys: top-level ``name``; cluster ``intra_bw_gbps`` and ``inter_bw_gbps``.
+Unknown keys are an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from sjfbsbf.errors import InstanceError
+from sjfbsbf.model import SCHEMA, Cluster, Instance, Job
+
+_TOP_KEYS = {"schema", "cluster", "catalog", "jobs", "name"}
+_TOP_REQUIRED = {"schema", "cluster", "jobs"}
+_CLUSTER_KEYS = {"nodes", "gpus_per_node", "gpu_mem_gb", "intra_bw_gbps", "inter_bw_gbps"}
+_CLUSTER_REQUIRED = {"nodes", "gpus_per_node", "gpu_mem_gb"}
+_JOB_KEYS = {"id", "arrival", "gpus", "model", "batch", "iterations", "duration"}
+_JOB_REQUIRED = {"id", "arrival", "gpus"}
+
+
+def instance_from_dict(data: Any, source: str | None = None) -> Instance:
+    """Build an :class:`Instance` from its JSON form, checking every key.
+
+    Raises
+    ------
+    InstanceError
+        Naming ``source``, the job and the field at fault.
+    """
+    try:
+        return _from_dict(data)
+    except InstanceError as exc:
+        raise exc.with_source(source) if source is not None else exc from None
+
+
+def _from_dict(data: Any) -> Instance:
+    if not isinstance(data, dict):
+        raise InstanceError("the top level must be a JSON object")
+    _check_keys(data, _TOP_KEYS, _TOP_REQUIRED, row=None)
+    if data["schema"] != SCHEMA:
+        raise InstanceError(
+            f"unsupported schema {data['schema']!r}, expected {SCHEMA!r}", field="schema"
+        )
+    cluster_data = data["cluster"]
+    if not isinstance(cluster_data, dict):
+        raise InstanceError("must be an object", field="cluster")
+    _check_keys(cluster_data, _CLUSTER_KEYS, _CLUSTER_REQUIRED, row="cluster")
+    try:
+        cluster = Cluster(**cluster_data)
+    except InstanceError as exc:
+        raise InstanceError(exc.message, row="cluster", field=exc.field) from None
+    jobs_data = data["jobs"]
+    if not isinstance(jobs_data, list):
+        raise InstanceError("must be a list", field="jobs")
+    jobs = []
+    for position, job_data in enumerate(jobs_data):
+        if not isinstance(job_data, dict):
+            raise InstanceError("must be an object", row=f"jobs[{position}]")
+        row: int | str = job_data.get("id", f"jobs[{position}]")
+        if not isinstance(row, int):
+            row = f"jobs[{position}]"
+        _check_keys(job_data, _JOB_KEYS, _JOB_REQUIRED, row=row)
+        values = dict(job_data)
+        if isinstance(values.get("arrival"), int) and not isinstance(values["arrival"], bool):
+            values["arrival"] = float(values["arrival"])
+        if isinstance(values.get("duration"), int) and not isinstance(values["duration"], bool):
+            values["duration"] = float(values["duration"])
+        jobs.append(Job(**values))
+    name = data.get("name", "")
+    if not isinstance(name, str):
+        raise InstanceError("must be a string", field="name")
+    catalog = data.get("catalog", "default")
+    if not isinstance(catalog, str):
+        raise InstanceError("must be a string", field="catalog")
+    return Instance(cluster=cluster, jobs=tuple(jobs), catalog=catalog, name=name)
+
+
+def _check_keys(data: dict[str, Any], allowed: set[str], required: set[str], row: Any) -> None:
+    for key in data:
+        if key not in allowed:
+            raise InstanceError(
+                f"unknown key (allowed: {', '.join(sorted(allowed))})", row=row, field=key
+            )
+    for key in sorted(required - data.keys()):
+        raise InstanceError("missing", row=row, field=key)
+
+
+def instance_to_dict(instance: Instance) -> dict[str, Any]:
+    """The JSON form of an instance (inverse of :func:`instance_from_dict`)."""
+    cluster = instance.cluster
+    jobs = []
+    for job in sorted(instance.jobs, key=lambda j: j.id):
+        entry: dict[str, Any] = {"id": job.id, "arrival": job.arrival, "gpus": job.gpus}
+        if job.duration is not None:
+            entry["duration"] = job.duration
+        else:
+            entry.update(model=job.model, batch=job.batch, iterations=job.iterations)
+        jobs.append(entry)
+    out: dict[str, Any] = {"schema": SCHEMA}
+    if instance.name:
+        out["name"] = instance.name
+    out["cluster"] = {
+        "nodes": cluster.nodes,
+        "gpus_per_node": cluster.gpus_per_node,
+        "gpu_mem_gb": cluster.gpu_mem_gb,
+        "intra_bw_gbps": cluster.intra_bw_gbps,
+        "inter_bw_gbps": cluster.inter_bw_gbps,
+    }
+    out["catalog"] = instance.catalog
+    out["jobs"] = jobs
+    return out
+
+
+def read_instance(path: str | os.PathLike[str]) -> Instance:
+    """Read an instance JSON file.
+
+    Raises
+    ------
+    InstanceError
+        If the file is missing, not JSON, or violates the contract (naming file, job, field).
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InstanceError(f"cannot read: {exc.strerror}", source=source) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InstanceError(
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", source=source
+        ) from None
+    return instance_from_dict(data, source=source)
+
+
+def write_instance(instance: Instance, path: str | os.PathLike[str]) -> None:
+    """Write an instance as JSON, atomically (temporary file, then rename)."""
+    write_text_atomic(path, json.dumps(instance_to_dict(instance), indent=1) + "\n")
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` atomically."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

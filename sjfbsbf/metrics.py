@@ -1,0 +1,54 @@
+"""Metrics of a simulation, computed from its per-job and per-tick tables (DESIGN §2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: Metric keys, in display order, with their labels.
+METRIC_LABELS = {
+    "avg_jct": "avg JCT (s)",
+    "p50_jct": "p50 JCT (s)",
+    "p95_jct": "p95 JCT (s)",
+    "p99_jct": "p99 JCT (s)",
+    "makespan": "makespan (s)",
+    "avg_queueing_delay": "avg queue (s)",
+    "gpu_utilization": "GPU util",
+    "shared_gpu_time_share": "shared GPU-time",
+}
+
+
+def compute_metrics(jobs: pd.DataFrame, ticks: pd.DataFrame, num_gpus: int) -> dict[str, float]:
+    """Average / median / p95 / p99 JCT, makespan, queueing delay, utilisation, sharing.
+
+    Parameters
+    ----------
+    jobs
+        Per-job table with ``arrival, finish, jct, queueing_delay``.
+    ticks
+        Per-tick table with ``time, duration, busy_gpus, shared_gpus``.
+    num_gpus
+        GPUs in the cluster.
+
+    Returns
+    -------
+    dict
+        ``makespan`` runs from the first arrival to the last finish. ``gpu_utilization`` is
+        busy GPU-time (GPUs holding at least one job, until the tick that releases them) over
+        ``num_gpus × makespan``; ``shared_gpu_time_share`` is the part of busy GPU-time on GPUs
+        holding two jobs.
+    """
+    jct = jobs["jct"].to_numpy(dtype=float)
+    makespan = float(jobs["finish"].max() - jobs["arrival"].min())
+    busy = float((ticks["busy_gpus"] * ticks["duration"]).sum())
+    shared = float((ticks["shared_gpus"] * ticks["duration"]).sum())
+    return {
+        "avg_jct": float(jct.mean()),
+        "p50_jct": float(np.percentile(jct, 50)),
+        "p95_jct": float(np.percentile(jct, 95)),
+        "p99_jct": float(np.percentile(jct, 99)),
+        "makespan": makespan,
+        "avg_queueing_delay": float(jobs["queueing_delay"].mean()),
+        "gpu_utilization": busy / (num_gpus * makespan) if makespan > 0 else 0.0,
+        "shared_gpu_time_share": shared / busy if busy > 0 else 0.0,
+    }

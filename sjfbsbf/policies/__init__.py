@@ -1,0 +1,52 @@
+"""Scheduling policies behind one Protocol, with an explicit registry.
+
+>>> from sjfbsbf.policies import make_policy
+>>> make_policy("sjf").name
+'sjf'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sjfbsbf.policies.base import Policy
+from sjfbsbf.policies.fifo import Fifo
+from sjfbsbf.policies.sjf import Sjf
+from sjfbsbf.policies.srtf import Srtf
+from sjfbsbf.policies.tiresias import Tiresias
+
+PolicyFactory = Callable[..., Policy]
+
+_REGISTRY: dict[str, PolicyFactory] = {
+    "fifo": Fifo,
+    "sjf": Sjf,
+    "srtf": Srtf,
+    "tiresias": Tiresias,
+}
+
+
+def register(name: str, factory: PolicyFactory) -> None:
+    """Add a policy factory under ``name`` (an error if the name is taken)."""
+    if name in _REGISTRY:
+        raise ValueError(f"policy {name!r} is already registered")
+    _REGISTRY[name] = factory
+
+
+def policy_names() -> list[str]:
+    """Names of the registered policies, in registration order."""
+    return list(_REGISTRY)
+
+
+def make_policy(name: str, **options: Any) -> Policy:
+    """A fresh policy object by registry name, with options passed to its constructor."""
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown policy {name!r}; registered: {', '.join(_REGISTRY)}"
+        ) from None
+    return factory(**options)
+
+
+__all__ = ["Fifo", "Policy", "Sjf", "Srtf", "Tiresias", "make_policy", "policy_names", "register"]

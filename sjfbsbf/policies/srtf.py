@@ -1,0 +1,32 @@
+"""``srtf``: shortest remaining (exclusive) time first, exclusive, preemptive."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sjfbsbf.decision import Decision
+from sjfbsbf.policies.priority import preemptive_decision
+from sjfbsbf.state import ClusterView
+
+
+class Srtf:
+    """Preemptive SRTF: rank running and pending jobs by remaining exclusive time, then id.
+
+    Remaining time is at the full batch (on the current placement if running, else the fewest
+    nodes) and includes what is left of a restart overhead. A preempted job pays the simulator's
+    ``restart_overhead`` when it resumes.
+    """
+
+    name = "srtf"
+    preemptive = True
+    sharing = False
+
+    def decide(self, view: ClusterView) -> Decision:
+        """Run the jobs with the least remaining time that fit."""
+        active = view.running() + view.pending()
+        ranked = sorted(active, key=lambda j: (view.remaining_exclusive(j), j))
+        return preemptive_decision(view, ranked)
+
+    def stats(self) -> dict[str, Any]:
+        """No statistics."""
+        return {}

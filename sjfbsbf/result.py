@@ -1,0 +1,131 @@
+"""The result of one simulation: per-job, per-tick and per-segment tables plus metrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sjfbsbf.metrics import compute_metrics
+from sjfbsbf.state import SimState
+
+#: Columns of the per-job table, in order.
+JOB_COLUMNS = (
+    "job_id",
+    "arrival",
+    "start",
+    "finish",
+    "jct",
+    "queueing_delay",
+    "gpus",
+    "model",
+    "exclusive_s",
+    "shared_s",
+    "partners",
+    "sub_batch",
+    "accumulation",
+    "preemptions",
+)
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Everything one simulation produced.
+
+    Attributes
+    ----------
+    policy
+        Name of the policy simulated.
+    jobs
+        One row per job (columns :data:`JOB_COLUMNS`), ordered by job id.
+    ticks
+        One row per processed tick: ``time, duration`` (until the next processed tick),
+        ``busy_gpus, shared_gpus, mem_used_gb, running, pending``. State is constant over
+        ``duration``, so skipped ticks are represented exactly.
+    segments
+        Constant-rate progress segments: ``job_id, start, end, s_per_step`` (``None`` if not kept).
+    metrics
+        See :func:`sjfbsbf.metrics.compute_metrics`.
+    stats
+        The policy's own decision statistics.
+    params
+        Simulation parameters and counters.
+    """
+
+    policy: str
+    jobs: pd.DataFrame
+    ticks: pd.DataFrame
+    segments: pd.DataFrame | None
+    metrics: dict[str, float]
+    stats: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def avg_jct(self) -> float:
+        """Average job completion time (s)."""
+        return self.metrics["avg_jct"]
+
+
+def build_result(
+    state: SimState,
+    *,
+    policy_name: str,
+    ticks: list[tuple[float, int, int, float, int, int]],
+    segments: list[tuple[int, float, float, float]] | None,
+    stats: dict[str, Any],
+    params: dict[str, Any],
+) -> SimResult:
+    """Assemble a :class:`SimResult` from a finished simulation state."""
+    instance = state.instance
+    sub_batch: list[int | None] = []
+    for i, job in enumerate(instance.jobs):
+        if job.batch is None or state.profiles[i].generic:
+            sub_batch.append(None)
+        else:
+            sub_batch.append(job.batch // int(state.accumulation[i]))
+    jobs = pd.DataFrame(
+        {
+            "job_id": state.ids,
+            "arrival": state.arrival,
+            "start": state.first_start,
+            "finish": state.finish,
+            "jct": state.finish - state.arrival,
+            "queueing_delay": state.first_start - state.arrival,
+            "gpus": state.gpus,
+            "model": [j.model if j.model is not None else "" for j in instance.jobs],
+            "exclusive_s": state.exclusive,
+            "shared_s": state.shared_s,
+            "partners": [
+                ";".join(str(int(state.ids[k])) for k in sorted(p, key=lambda k: state.ids[k]))
+                for p in state.partners
+            ],
+            "sub_batch": pd.array(sub_batch, dtype="Int64"),
+            "accumulation": state.accumulation,
+            "preemptions": state.preemptions,
+        },
+        columns=list(JOB_COLUMNS),
+    )
+    jobs = jobs.sort_values("job_id", kind="stable").reset_index(drop=True)
+    tick_frame = pd.DataFrame(
+        ticks, columns=["time", "busy_gpus", "shared_gpus", "mem_used_gb", "running", "pending"]
+    )
+    times = tick_frame["time"].to_numpy()
+    end = float(np.nanmax(state.finish))
+    durations = np.diff(np.append(times, max(end, times[-1])))
+    tick_frame.insert(1, "duration", durations)
+    segment_frame = None
+    if segments is not None:
+        segment_frame = pd.DataFrame(segments, columns=["job", "start", "end", "s_per_step"])
+        segment_frame.insert(0, "job_id", state.ids[segment_frame.pop("job").to_numpy(int)])
+    metrics = compute_metrics(jobs, tick_frame, state.cluster.num_gpus)
+    return SimResult(
+        policy=policy_name,
+        jobs=jobs,
+        ticks=tick_frame,
+        segments=segment_frame,
+        metrics=metrics,
+        stats=stats,
+        params=params,
+    )
