@@ -36,16 +36,20 @@ class Decision:
         Ids of running jobs to stop (only for preemptive policies).
     wake_at
         Ask to be called again at the first tick at or after this time (e.g. a queue threshold).
+    retunes
+        ``(job id, accumulation)`` pairs: running jobs that change their accumulation factor
+        (e.g. back to the full batch once their partner left). Applied before starts.
     """
 
     starts: tuple[Start, ...] = ()
     preempts: tuple[int, ...] = ()
     wake_at: float | None = None
+    retunes: tuple[tuple[int, int], ...] = ()
 
     @property
     def empty(self) -> bool:
         """Whether the decision changes nothing."""
-        return not self.starts and not self.preempts
+        return not self.starts and not self.preempts and not self.retunes
 
 
 NO_DECISION = Decision()

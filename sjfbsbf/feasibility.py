@@ -2,8 +2,8 @@
 
 It raises :class:`~sjfbsbf.errors.FeasibilityError` on: an unknown, not-arrived, finished or
 already-running job started; a job started twice; a wrong GPU count or repeated / unknown GPU ids;
-a GPU holding more than two jobs; GPU memory overflow; an accumulation factor that changes the
-global batch (b * s != B or b not an allowed micro-batch); a preemption of a job that is not
+a GPU holding more than two jobs; GPU memory overflow; an accumulation factor (at a start or a
+retune) that changes the global batch (b * s != B or b not an allowed micro-batch); a preemption of a job that is not
 running, or any preemption by a non-preemptive policy; sharing by an exclusive policy.
 """
 
@@ -65,6 +65,32 @@ def check_decision(
         assert placement is not None
         for g in placement:
             touched[g] = [(k, m) for k, m in residents(g) if k != job_id]
+
+    retuned: set[int] = set()
+    for job_id, accumulation in decision.retunes:
+        if job_id not in running or job_id in preempted or job_id in retuned:
+            raise FeasibilityError(
+                f"t={now}: retunes job {job_id}, which is not running (or twice, or preempted)"
+            )
+        retuned.add(job_id)
+        options = view.accumulation_options(job_id)
+        if accumulation not in options:
+            raise FeasibilityError(
+                f"t={now}: job {job_id} retune to accumulation {accumulation} would change its "
+                f"global batch (allowed: {sorted(options)})"
+            )
+        mem = view.memory_gb(job_id, accumulation)
+        placement = view.placement(job_id)
+        assert placement is not None
+        for g in placement:
+            current = [(k, m) if k != job_id else (k, mem) for k, m in residents(g)]
+            used = sum(m for _, m in current)
+            if used > cluster.gpu_mem_gb + MEMORY_TOLERANCE_GB:
+                raise FeasibilityError(
+                    f"t={now}: GPU {g} memory overflow when job {job_id} is retuned: "
+                    f"{used:.3f} GB > {cluster.gpu_mem_gb} GB"
+                )
+            touched[g] = current
 
     started: set[int] = set()
     for start in decision.starts:

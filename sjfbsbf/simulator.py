@@ -248,6 +248,10 @@ class _Run:
             s.preemptions[i] += 1
             s.version[i] += 1
             self._refresh(touched, t)
+        for job_id, accumulation in decision.retunes:
+            i = s.index[job_id]
+            s.settle(i, t)
+            self._refresh(s.retune(i, accumulation, t) | {i}, t)
         for start in decision.starts:
             i = s.index[start.job_id]
             touched = s.place(i, start.gpus, start.accumulation, t)

@@ -169,6 +169,30 @@ class SimState:
         self.placement[i] = None
         return touched
 
+    def retune(self, i: int, accumulation: int, t: float) -> set[int]:
+        """Change running job ``i``'s accumulation factor in place (same GPUs).
+
+        Returns the co-residents whose rate must be refreshed.
+        """
+        placement = self.placement[i]
+        old = self.occupants[i]
+        assert placement is not None and old is not None
+        touched = {k for g in placement for k in self.gpu_jobs[g] if k != i}
+        for k in touched:
+            self.settle(k, t)
+        self.settle(i, t)
+        job = self.instance.jobs[i]
+        profile = self.profiles[i]
+        new = occupant(job, profile, accumulation)
+        self.occupants[i] = new
+        self.accumulation[i] = accumulation
+        self.step[i] = solo_step_time(
+            job, profile, accumulation, self.cluster.spans_nodes(placement), self.cluster
+        )
+        for g in placement:
+            self.gpu_mem[g] += new.memory_gb - old.memory_gb
+        return touched
+
     def memory_used(self) -> float:
         """Total GPU memory in use (GB)."""
         return float(self.gpu_mem.sum())

@@ -13,6 +13,8 @@ from typing import Any
 from sjfbsbf.policies.base import Policy
 from sjfbsbf.policies.fifo import Fifo
 from sjfbsbf.policies.sjf import Sjf
+from sjfbsbf.policies.sjf_bsbf import SjfBsbf
+from sjfbsbf.policies.sjf_ffs import SjfFfs
 from sjfbsbf.policies.srtf import Srtf
 from sjfbsbf.policies.tiresias import Tiresias
 
@@ -23,6 +25,8 @@ _REGISTRY: dict[str, PolicyFactory] = {
     "sjf": Sjf,
     "srtf": Srtf,
     "tiresias": Tiresias,
+    "sjf-ffs": SjfFfs,
+    "sjf-bsbf": SjfBsbf,
 }
 
 
@@ -49,4 +53,15 @@ def make_policy(name: str, **options: Any) -> Policy:
     return factory(**options)
 
 
-__all__ = ["Fifo", "Policy", "Sjf", "Srtf", "Tiresias", "make_policy", "policy_names", "register"]
+__all__ = [
+    "Fifo",
+    "Policy",
+    "Sjf",
+    "SjfBsbf",
+    "SjfFfs",
+    "Srtf",
+    "Tiresias",
+    "make_policy",
+    "policy_names",
+    "register",
+]

@@ -1,0 +1,255 @@
+"""``sjf-bsbf``: shortest job first, best sharing benefit first (Luo et al., IWQoS 2024).
+
+Non-preemptive. Per decision, pending jobs are taken in SJF order. A job that fits on idle GPUs
+runs alone (``sjf``'s placement). Otherwise each running job that holds all its GPUs alone is a
+host candidate; for every memory-feasible accumulation option of the pending job the pairwise
+benefit of sharing now versus waiting (:func:`~sjfbsbf.policies.benefit.pair_benefit`) is
+estimated per host, and the job's plan for that option is: idle GPUs first, then hosts with
+positive benefit, best first, until it has its GPUs. The plan with the best summed benefit over
+the options is taken if it exceeds the threshold; otherwise the job waits.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from sjfbsbf.decision import Decision
+from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.policies.benefit import pair_benefit
+from sjfbsbf.policies.board import Board
+from sjfbsbf.policies.placement import place_on_free
+from sjfbsbf.policies.sjf import sjf_order
+from sjfbsbf.state import ClusterView
+
+
+@dataclass(frozen=True, slots=True)
+class HostOption:
+    """One host candidate for a pending job at one accumulation option."""
+
+    host: int
+    benefit: float
+    gpus: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SharePlan:
+    """A pending job's plan: accumulation, GPUs, hosts used and the summed pair benefit."""
+
+    job_id: int
+    accumulation: int
+    gpus: tuple[int, ...]
+    hosts: tuple[int, ...]
+    score: float
+
+
+class SjfBsbf:
+    """SJF-BSBF.
+
+    Parameters
+    ----------
+    threshold
+        A plan is taken only if its summed benefit (s) exceeds this (paper: 0).
+    max_partners
+        Most hosts a job may take GPUs from (``None``: no limit, as in the authors' code).
+    retune
+        A job that runs on with a reduced micro-batch after its partners left returns to its
+        full batch at the next decision (default off: the sub-batch is kept for life).
+    wait_aware
+        Estimate waiting as "until any G_a GPUs free up" (from the running jobs' predicted
+        ends) instead of "until this host ends" (beyond the paper).
+    sub_batch
+        ``"benefit"`` (default): the option with the best plan; ``"largest"``: only the
+        largest micro-batch that fits beside the hosts (ablation); ``"full"``: only the full
+        batch, no sub-batch mechanism (ablation).
+    """
+
+    name = "sjf-bsbf"
+    preemptive = False
+    sharing = True
+
+    def __init__(
+        self,
+        threshold: float = 0.0,
+        max_partners: int | None = None,
+        retune: bool = False,
+        wait_aware: bool = False,
+        sub_batch: str = "benefit",
+    ) -> None:
+        if max_partners is not None and max_partners < 1:
+            raise ValueError("max_partners must be at least 1")
+        if sub_batch not in ("benefit", "largest", "full"):
+            raise ValueError("sub_batch must be 'benefit', 'largest' or 'full'")
+        self.threshold = threshold
+        self.max_partners = max_partners
+        self.retune = retune
+        self.wait_aware = wait_aware
+        self.sub_batch = sub_batch
+        self._outcomes: Counter[str] = Counter()
+        self._accumulation: Counter[int] = Counter()
+        self._retunes = 0
+        #: (time, summed benefit of the shares started) of every decision that shared.
+        self.rounds: list[tuple[float, float]] = []
+
+    # -- the decision ---------------------------------------------------------------------------
+    def decide(self, view: ClusterView) -> Decision:
+        """Start alone what fits on idle GPUs; share where the estimated benefit is positive."""
+        board = Board.from_view(view)
+        retunes = self._retunes_now(view, board) if self.retune else ()
+        round_score = 0.0
+        shared_any = False
+        for job_id in sjf_order(view):
+            placement = place_on_free(board.free_by_node(), view.job(job_id).gpus)
+            if placement is not None:
+                board.start(job_id, placement, 1)
+                self._outcomes["alone"] += 1
+                continue
+            plan = self.best_plan(view, board, job_id)
+            if plan is None:
+                continue
+            board.start(job_id, plan.gpus, plan.accumulation)
+            self._outcomes["share"] += 1
+            self._accumulation[plan.accumulation] += 1
+            round_score += plan.score
+            shared_any = True
+        if shared_any:
+            self.rounds.append((view.time, round_score))
+        return Decision(tuple(board.starts), retunes=retunes)
+
+    def best_plan(self, view: ClusterView, board: Board, job_id: int) -> SharePlan | None:
+        """The best sharing plan of a pending job on ``board``, or ``None`` (it waits).
+
+        Records why a job waits: no host at all, no memory-feasible option, or no plan whose
+        benefit clears the threshold.
+        """
+        hosts = board.hosts()
+        if not hosts:
+            self._outcomes["wait_no_host"] += 1
+            return None
+        gpus_needed = view.job(job_id).gpus
+        idle = board.idle()
+        wait = self.waiting_time(view, board, gpus_needed) if self.wait_aware else None
+        t_full = view.remaining_exclusive(job_id, 1)
+        best: SharePlan | None = None
+        any_fit = False
+        for s in self._options(view, job_id):
+            options = self.host_options(view, board, job_id, s, hosts, t_full, wait)
+            if options is None:
+                continue
+            any_fit = True
+            plan = self._plan(job_id, s, idle, options, gpus_needed)
+            if self.sub_batch == "largest":
+                best = plan
+                break
+            if plan is None:
+                continue
+            if best is None or plan.score > best.score:
+                best = plan
+        if best is not None and best.score > self.threshold:
+            return best
+        self._outcomes["wait_no_benefit" if any_fit else "wait_no_memory"] += 1
+        return None
+
+    def _options(self, view: ClusterView, job_id: int) -> list[int]:
+        options = sorted(view.accumulation_options(job_id))
+        return options[:1] if self.sub_batch == "full" else options
+
+    def host_options(
+        self,
+        view: ClusterView,
+        board: Board,
+        job_id: int,
+        s: int,
+        hosts: list[int],
+        t_full: float,
+        wait: float | None,
+    ) -> list[HostOption] | None:
+        """Hosts a pending job fits beside at accumulation ``s``, with their pair benefit.
+
+        Returns ``None`` if the job fits beside no host at this option.
+        """
+        mem = view.memory_gb(job_id, s)
+        occ_a = view.occupant(job_id, s)
+        t_sub = view.remaining_exclusive(job_id, s)
+        model = view.interference
+        found: list[HostOption] = []
+        fits = False
+        for host in hosts:
+            gpus = board.placement[host]
+            if any(board.room(g) + MEMORY_TOLERANCE_GB < mem for g in gpus):
+                continue
+            fits = True
+            occ_b = view.occupant(host, board.accumulation[host])
+            xi_a = model.slowdown(occ_a, occ_b)
+            xi_b = model.slowdown(occ_b, occ_a)
+            t_b = view.remaining_exclusive(host, board.accumulation[host])
+            benefit = pair_benefit(
+                t_full, t_sub, t_b, xi_a, xi_b, wait=wait, retune=self.retune
+            )
+            found.append(HostOption(host, benefit, gpus))
+        return found if fits else None
+
+    def _plan(
+        self,
+        job_id: int,
+        s: int,
+        idle: list[int],
+        options: list[HostOption],
+        gpus_needed: int,
+    ) -> SharePlan | None:
+        chosen = list(idle[:gpus_needed])
+        used: list[int] = []
+        score = 0.0
+        for option in sorted(options, key=lambda o: (-o.benefit, o.host)):
+            if len(chosen) >= gpus_needed:
+                break
+            if option.benefit <= 0:
+                break
+            if self.max_partners is not None and len(used) >= self.max_partners:
+                break
+            chosen.extend(option.gpus[: gpus_needed - len(chosen)])
+            used.append(option.host)
+            score += option.benefit
+        if len(chosen) < gpus_needed:
+            return None
+        return SharePlan(job_id, s, tuple(sorted(chosen)), tuple(used), score)
+
+    @staticmethod
+    def waiting_time(view: ClusterView, board: Board, gpus_needed: int) -> float:
+        """Time until ``gpus_needed`` GPUs are idle, from the predicted ends of their jobs."""
+        now = view.time
+        ends: dict[int, float] = {}
+        for job_id, placement in board.placement.items():
+            if view.placement(job_id) is not None:
+                ends[job_id] = max(0.0, view.predicted_finish(job_id) - now)
+            else:  # started in this decision
+                ends[job_id] = view.remaining_exclusive(job_id, board.accumulation[job_id])
+            del placement
+        free_times = sorted(
+            max((ends[j] for j in residents), default=0.0) for residents in board.residents
+        )
+        return free_times[gpus_needed - 1]
+
+    def _retunes_now(self, view: ClusterView, board: Board) -> tuple[tuple[int, int], ...]:
+        out = []
+        for job_id in view.running():
+            if board.accumulation[job_id] > 1 and board.is_host(job_id):
+                out.append((job_id, 1))
+                mem_delta = view.memory_gb(job_id, 1) - view.memory_gb(
+                    job_id, board.accumulation[job_id]
+                )
+                for g in board.placement[job_id]:
+                    board.memory[g] += mem_delta
+                board.accumulation[job_id] = 1
+        self._retunes += len(out)
+        return tuple(out)
+
+    def stats(self) -> dict[str, Any]:
+        """Outcome counts per considered job, accumulation of shares, retunes, rounds."""
+        return {
+            "outcomes": dict(self._outcomes),
+            "share_accumulation": dict(sorted(self._accumulation.items())),
+            "retunes": self._retunes,
+            "sharing_rounds": len(self.rounds),
+        }
