@@ -125,8 +125,9 @@ def total_completion_delayed_start(
     Used to check the sharing-time-point proposition (docs/model.md): b runs alone for
     ``start`` seconds, then both share; the best ``start`` is 0 or T_b.
     """
-    if not 0.0 <= start <= t_b:
+    if not 0.0 <= start <= t_b * (1.0 + 1e-12):
         raise ValueError("start must lie in [0, T_b]")
+    start = min(start, t_b)
     rest = share_times(t_a_sub, t_b - start, xi_a, xi_b)
     if start == t_b:
         return 2.0 * t_b + t_a_sub
