@@ -1,5 +1,14 @@
 """Instance generators and trace loaders."""
 
+from sjfbsbf.workloads.gavel import (
+    MODEL_MAP,
+    GavelThroughputs,
+    LoadReport,
+    load_gavel_trace,
+    load_gavel_trace_report,
+    load_throughputs,
+    slice_trace,
+)
 from sjfbsbf.workloads.generators import (
     PHILLY_GPU_MIX,
     WorkloadSpec,
@@ -8,4 +17,17 @@ from sjfbsbf.workloads.generators import (
     testbed_workload,
 )
 
-__all__ = ["PHILLY_GPU_MIX", "WorkloadSpec", "default_workload", "generate", "testbed_workload"]
+__all__ = [
+    "MODEL_MAP",
+    "PHILLY_GPU_MIX",
+    "GavelThroughputs",
+    "LoadReport",
+    "WorkloadSpec",
+    "default_workload",
+    "generate",
+    "load_gavel_trace",
+    "load_gavel_trace_report",
+    "load_throughputs",
+    "slice_trace",
+    "testbed_workload",
+]

@@ -1,0 +1,605 @@
+"""Gavel's measured throughputs and its Philly-derived job traces (I/O only, DESIGN §5).
+
+Data (public, MIT; see ``../shared/data/README.md``): Gavel's
+``scheduler/simulation_throughputs.json`` and ``scheduler/traces/msr/seed=0/*.trace``.
+
+* :func:`load_throughputs` reads the throughput table into an immutable
+  :class:`~sjfbsbf.interference_table.GavelThroughputs` (which flags the 80 suspicious V100
+  entries; see :mod:`sjfbsbf.interference_table`).
+* :func:`load_gavel_trace` turns a trace into an :class:`~sjfbsbf.model.Instance`;
+  :func:`load_gavel_trace_report` also returns a :class:`LoadReport` (capped jobs, GPU counts
+  whose throughput was extrapolated, offered load).
+* :func:`slice_trace` keeps the first N jobs and/or a window of arrivals, re-based to 0.
+
+**Trace format.** Tab-separated, no header, 7 fields per line: ``job_type, command,
+num_steps_arg, needs_data_dir, total_steps, arrival_time_s, num_gpus``. Job ``i`` (0-based, in
+file order) is the ``i``-th non-blank line.
+
+**Durations.** The exclusive duration of a job is ``total_steps / solo throughput of (job_type,
+num_gpus)`` on ``gpu_type`` (V100 by default, as in Gavel). The table has 1, 2, 4 and 8 GPUs
+(A3C, CycleGAN and Recommendation only 1); the traces also ask for 7, 12, 16, 20, 24, 32 and 64.
+For a count G that was not measured, the throughput of the largest measured count <= G is used
+(weak scaling: the per-GPU batch is fixed, so the time of a step stays roughly constant; see
+:meth:`GavelThroughputs.throughput_for`). The duration is computed from the GPU count the trace
+asks for; a count above ``max_gpus`` (default: the cluster's size) is then capped to
+``max_gpus`` without changing the duration (the job keeps its length, only its width shrinks),
+and counted in the report.
+
+**Modes.** ``mode="duration"`` gives duration-only jobs (``Job(id, arrival, gpus,
+duration=...)``). ``mode="catalog"`` maps each Gavel family to a model of the default catalog
+(:data:`MODEL_MAP`), at the catalog's per-GPU batch (``catalog.DEFAULT_BATCH``), with
+``iterations = round(duration / exclusive step time)`` of that model on the job's (capped) GPU
+count on the fewest nodes, so its exclusive duration matches the trace's (to one step).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+from sjfbsbf.catalog import DEFAULT_BATCH, get_catalog
+from sjfbsbf.errors import InstanceError
+from sjfbsbf.interference_table import GavelThroughputs, split_job_type
+from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.perf import exclusive_duration
+
+__all__ = [
+    "CATALOG_ALIASES",
+    "MODEL_MAP",
+    "MODEL_MAP_REASONS",
+    "TRACE_FIELDS",
+    "GavelThroughputs",
+    "GavelTraceRow",
+    "LoadReport",
+    "load_gavel_trace",
+    "load_gavel_trace_report",
+    "load_throughputs",
+    "read_gavel_trace",
+    "slice_trace",
+    "throughputs_from_dict",
+]
+
+#: The 7 tab-separated fields of a Gavel trace line, in order.
+TRACE_FIELDS = (
+    "job_type",
+    "command",
+    "num_steps_arg",
+    "needs_data_dir",
+    "total_steps",
+    "arrival_time_s",
+    "num_gpus",
+)
+
+#: Gavel job family -> default-catalog model used by ``mode="catalog"``. Reasons: MODEL_MAP_REASONS.
+MODEL_MAP: Mapping[str, str] = MappingProxyType(
+    {
+        "ResNet-18": "resnet18",
+        "ResNet-50": "vgg19",
+        "A3C": "a2c",
+        "LM": "gpt2",
+        "Transformer": "bert",
+        "CycleGAN": "vgg16",
+        "Recommendation": "shufflenet_v2",
+    }
+)
+
+#: One-line reason for each :data:`MODEL_MAP` choice (V100 medians from Gavel's pair table).
+MODEL_MAP_REASONS: Mapping[str, str] = MappingProxyType(
+    {
+        "ResNet-18": "same architecture (Gavel trains it on CIFAR-10, the catalog on ImageNet).",
+        "ResNet-50": "heavy ImageNet CNN: Gavel's strongest aggressor (median ξ it causes 2.7 on "
+        "V100) and most often out of memory, so the catalog's full-contention ImageNet CNN "
+        "rather than the lighter resnet18.",
+        "A3C": "same family: on-policy actor-critic reinforcement learning on Atari.",
+        "LM": "language model on WikiText-2 (Gavel: LSTM), like the catalog's GPT-2; both memory "
+        "heavy.",
+        "Transformer": "Transformer (Gavel: translation on Multi30k); BERT is the catalog's "
+        "Transformer.",
+        "CycleGAN": "convolutional image-to-image model, full contention (median ξ it causes "
+        "1.7 on V100), so the CNN VGG16.",
+        "Recommendation": "light, non-convolutional model pressing moderately on co-runners "
+        "(median ξ it causes 1.6 on V100, 1.4 on P100): the catalog's light model ShuffleNet-v2 "
+        "(DQN/A2C would be lighter still).",
+    }
+)
+
+#: Default-catalog model -> Gavel family, for ``MeasuredTableModel(aliases=...)`` on catalog
+#: jobs: the inverse of :data:`MODEL_MAP`, plus DQN -> A3C (the other Atari RL workload).
+CATALOG_ALIASES: Mapping[str, str] = MappingProxyType(
+    {**{model: family for family, model in MODEL_MAP.items()}, "dqn": "A3C"}
+)
+
+Mode = Literal["duration", "catalog"]
+
+
+# --- throughputs ------------------------------------------------------------------------------
+
+
+def _parse_key(text: str, source: str, where: str) -> tuple[str, int]:
+    try:
+        key = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        key = None
+    if (
+        not isinstance(key, tuple)
+        or len(key) != 2
+        or not isinstance(key[0], str)
+        or not isinstance(key[1], int)
+        or isinstance(key[1], bool)
+    ):
+        raise InstanceError(
+            f"key {text!r} is not a ('<job type>', <num_gpus>) tuple", source=source, row=where
+        )
+    return key[0], key[1]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def throughputs_from_dict(data: Any, source: str = "<dict>") -> GavelThroughputs:
+    """Build the table from the parsed JSON of ``simulation_throughputs.json``.
+
+    Layout: ``{gpu_type: {"('<job type>', <num_gpus>)": {"null": solo_it_per_s,
+    "('<other job type>', <num_gpus>)": [this_it_per_s, other_it_per_s]}}}``. Only pairs of
+    single-GPU entries are kept (multi-GPU pairs are all ``[0, 0]``: never measured).
+
+    Raises
+    ------
+    InstanceError
+        Naming ``source`` and the entry, if the layout is not as above.
+    """
+    if not isinstance(data, dict):
+        raise InstanceError("the top level must be an object of GPU types", source=source)
+    solo: dict[str, dict[tuple[str, int], float]] = {}
+    colocated: dict[str, dict[tuple[str, str], tuple[float, float]]] = {}
+    for gpu_type, table in data.items():
+        if not isinstance(table, dict):
+            raise InstanceError("must be an object", source=source, row=gpu_type)
+        solo[gpu_type] = {}
+        colocated[gpu_type] = {}
+        for key_text, entry in table.items():
+            where = f"{gpu_type} {key_text}"
+            job_type, gpus = _parse_key(key_text, source, gpu_type)
+            if not isinstance(entry, dict) or "null" not in entry:
+                raise InstanceError(
+                    "must be an object with a 'null' entry", source=source, row=where
+                )
+            if not _number(entry["null"]) or entry["null"] < 0:
+                raise InstanceError(
+                    "solo throughput must be a non-negative number",
+                    source=source,
+                    row=where,
+                    field="null",
+                )
+            solo[gpu_type][(job_type, gpus)] = float(entry["null"])
+            for other_text, values in entry.items():
+                if other_text == "null":
+                    continue
+                other, other_gpus = _parse_key(other_text, source, where)
+                if (
+                    not isinstance(values, list)
+                    or len(values) != 2
+                    or not all(_number(v) and v >= 0 for v in values)
+                ):
+                    raise InstanceError(
+                        "must be a list of two non-negative throughputs",
+                        source=source,
+                        row=where,
+                        field=other_text,
+                    )
+                if gpus == 1 and other_gpus == 1:
+                    colocated[gpu_type][(job_type, other)] = (float(values[0]), float(values[1]))
+    return GavelThroughputs(solo=solo, colocated=colocated, source=source)
+
+
+def load_throughputs(path: str | os.PathLike[str]) -> GavelThroughputs:
+    """Read Gavel's ``simulation_throughputs.json`` (keys are Python tuple strings).
+
+    Raises
+    ------
+    InstanceError
+        If the file cannot be read, is not JSON or does not have the expected layout.
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InstanceError(f"cannot read: {exc.strerror}", source=source) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InstanceError(
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", source=source
+        ) from None
+    return throughputs_from_dict(data, source=source)
+
+
+# --- traces -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GavelTraceRow:
+    """One parsed line of a Gavel trace.
+
+    Parameters
+    ----------
+    line
+        1-based line number in the file.
+    job_type
+        Gavel job type, e.g. ``"ResNet-50 (batch size 64)"``.
+    command
+        Shell command Gavel would run (kept, unused).
+    num_steps_arg
+        Command-line flag that sets the number of steps (kept, unused).
+    needs_data_dir
+        Whether the command needs a data directory (kept, unused).
+    total_steps
+        Number of training iterations of the job.
+    arrival_s
+        Arrival time in seconds.
+    num_gpus
+        GPU count the job asks for.
+    """
+
+    line: int
+    job_type: str
+    command: str
+    num_steps_arg: str
+    needs_data_dir: bool
+    total_steps: int
+    arrival_s: float
+    num_gpus: int
+
+
+def _parse_row(fields: list[str], line: int, source: str) -> GavelTraceRow:
+    def error(message: str, name: str) -> InstanceError:
+        return InstanceError(message, source=source, row=f"line {line}", field=name)
+
+    if len(fields) < len(TRACE_FIELDS):
+        missing = TRACE_FIELDS[len(fields)]
+        raise error(
+            f"missing column: the line has {len(fields)} tab-separated fields, expected "
+            f"{len(TRACE_FIELDS)} ({', '.join(TRACE_FIELDS)})",
+            missing,
+        )
+    if len(fields) > len(TRACE_FIELDS):
+        raise error(
+            f"the line has {len(fields)} tab-separated fields, expected {len(TRACE_FIELDS)}",
+            f"column {len(TRACE_FIELDS) + 1}",
+        )
+    job_type, command, steps_arg, data_dir, steps_text, arrival_text, gpus_text = (
+        f.strip() for f in fields
+    )
+    if not job_type:
+        raise error("empty job type", "job_type")
+    if data_dir not in ("0", "1"):
+        raise error(f"must be 0 or 1, got {data_dir!r}", "needs_data_dir")
+    try:
+        total_steps = int(steps_text)
+    except ValueError:
+        raise error(f"not an integer: {steps_text!r}", "total_steps") from None
+    if total_steps <= 0:
+        raise error(f"must be a positive number of steps, got {total_steps}", "total_steps")
+    try:
+        arrival = float(arrival_text)
+    except ValueError:
+        raise error(f"not a number: {arrival_text!r}", "arrival_time_s") from None
+    if not math.isfinite(arrival) or arrival < 0:
+        raise error(f"must be a non-negative number, got {arrival_text!r}", "arrival_time_s")
+    try:
+        gpus = int(gpus_text)
+    except ValueError:
+        raise error(f"not an integer: {gpus_text!r}", "num_gpus") from None
+    if gpus < 1:
+        raise error(f"must be a positive number of GPUs, got {gpus}", "num_gpus")
+    return GavelTraceRow(
+        line, job_type, command, steps_arg, data_dir == "1", total_steps, arrival, gpus
+    )
+
+
+def read_gavel_trace(path: str | os.PathLike[str]) -> tuple[GavelTraceRow, ...]:
+    """Parse and check a Gavel trace file (no throughput lookup). Blank lines are skipped.
+
+    Raises
+    ------
+    InstanceError
+        Naming the file, the line (``row="line <n>"``, 1-based) and the field: missing or extra
+        column, non-numeric field, non-positive steps, negative arrival, GPU count < 1, or an
+        empty file.
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InstanceError(f"cannot read: {exc.strerror}", source=source) from None
+    except UnicodeDecodeError:
+        raise InstanceError("not a UTF-8 text file", source=source) from None
+    rows = [
+        _parse_row(raw.split("\t"), number, source)
+        for number, raw in enumerate(text.splitlines(), start=1)
+        if raw.strip()
+    ]
+    if not rows:
+        raise InstanceError("the trace has no jobs", source=source)
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What :func:`load_gavel_trace_report` did to a trace.
+
+    Parameters
+    ----------
+    source
+        The trace file.
+    gpu_type
+        GPU type whose solo throughputs set the durations.
+    mode
+        ``"duration"`` or ``"catalog"``.
+    num_jobs
+        Number of jobs.
+    max_gpus
+        GPU cap applied.
+    capped_jobs
+        Ids of the jobs whose GPU count was above ``max_gpus`` and was capped to it.
+    gpu_counts
+        GPU count asked for by the trace -> number of jobs (before capping).
+    extrapolated
+        GPU count asked for -> number of jobs whose (job type, count) was not measured and took
+        the throughput of the largest measured count below it.
+    job_types
+        Gavel job type -> number of jobs.
+    models
+        Catalog model -> number of jobs (``mode="catalog"`` only, else empty).
+    offered_gpu_s
+        Sum over jobs of (capped) GPUs × exclusive duration.
+    span_s
+        Last arrival − first arrival (after ``arrival_scale``).
+    """
+
+    source: str
+    gpu_type: str
+    mode: str
+    num_jobs: int
+    max_gpus: int
+    capped_jobs: tuple[int, ...]
+    gpu_counts: Mapping[int, int]
+    extrapolated: Mapping[int, int]
+    job_types: Mapping[str, int]
+    models: Mapping[str, int]
+    offered_gpu_s: float
+    span_s: float
+
+    @property
+    def capped(self) -> int:
+        """Number of jobs whose GPU count was capped."""
+        return len(self.capped_jobs)
+
+    def load(self, num_gpus: int) -> float:
+        """Offered GPU-time ÷ (``num_gpus`` × arrival span); ``inf`` if all arrive at once."""
+        return self.offered_gpu_s / (num_gpus * self.span_s) if self.span_s > 0 else math.inf
+
+
+def load_gavel_trace_report(
+    path: str | os.PathLike[str],
+    throughputs: GavelThroughputs,
+    *,
+    cluster: Cluster,
+    gpu_type: str = "v100",
+    max_gpus: int | None = None,
+    arrival_scale: float = 1.0,
+    mode: Mode = "duration",
+) -> tuple[Instance, LoadReport]:
+    """Like :func:`load_gavel_trace`, also returning a :class:`LoadReport`."""
+    source = str(path)
+    if gpu_type not in throughputs.solo:
+        raise ValueError(
+            f"unknown GPU type {gpu_type!r}; known: {', '.join(throughputs.gpu_types)}"
+        )
+    if mode not in ("duration", "catalog"):
+        raise ValueError(f"mode must be 'duration' or 'catalog', got {mode!r}")
+    cap = cluster.num_gpus if max_gpus is None else max_gpus
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+        raise ValueError(f"max_gpus must be a positive integer, got {max_gpus!r}")
+    if not (isinstance(arrival_scale, int | float) and math.isfinite(arrival_scale)) or (
+        arrival_scale <= 0
+    ):
+        raise ValueError(f"arrival_scale must be a positive number, got {arrival_scale!r}")
+
+    rows = read_gavel_trace(path)
+    catalog = get_catalog("default")
+    known = set(throughputs.job_types(gpu_type))
+    line_of: dict[int, int] = {}
+    jobs: list[Job] = []
+    capped: list[int] = []
+    extrapolated: Counter[int] = Counter()
+    models: Counter[str] = Counter()
+    step_cache: dict[tuple[str, int], float] = {}
+    offered = 0.0
+    for job_id, row in enumerate(rows):
+        line_of[job_id] = row.line
+        if row.job_type not in known:
+            raise InstanceError(
+                f"unknown job type {row.job_type!r} (not measured on {gpu_type})",
+                source=source,
+                row=f"line {row.line}",
+                field="job_type",
+            )
+        rate, used = throughputs.throughput_for(row.job_type, row.num_gpus, gpu_type)
+        if used != row.num_gpus:
+            extrapolated[row.num_gpus] += 1
+        duration = row.total_steps / rate
+        gpus = row.num_gpus
+        if gpus > cap:
+            capped.append(job_id)
+            gpus = cap
+        arrival = row.arrival_s * arrival_scale
+        offered += gpus * duration
+        if mode == "duration":
+            jobs.append(Job(job_id, arrival, gpus, duration=duration))
+            continue
+        family = split_job_type(row.job_type)[0]
+        model = MODEL_MAP.get(family)
+        if model is None:
+            raise InstanceError(
+                f"no catalog model for job family {family!r} (MODEL_MAP has "
+                f"{', '.join(sorted(MODEL_MAP))})",
+                source=source,
+                row=f"line {row.line}",
+                field="job_type",
+            )
+        batch = DEFAULT_BATCH[model]
+        if (model, gpus) not in step_cache:
+            probe = Job(0, 0.0, gpus, model, batch, 1)
+            step_cache[(model, gpus)] = exclusive_duration(probe, catalog[model], cluster)
+        iterations = max(1, round(duration / step_cache[(model, gpus)]))
+        models[model] += 1
+        jobs.append(Job(job_id, arrival, gpus, model, batch, iterations))
+
+    try:
+        instance = Instance(
+            cluster, tuple(jobs), catalog="default", name=f"gavel-{Path(path).stem}"
+        )
+    except InstanceError as exc:
+        row_ref: int | str | None = exc.row
+        if isinstance(row_ref, int) and row_ref in line_of:
+            row_ref = f"line {line_of[row_ref]}"
+        raise InstanceError(exc.message, source=source, row=row_ref, field=exc.field) from None
+    arrivals = [j.arrival for j in jobs]
+    report = LoadReport(
+        source=source,
+        gpu_type=gpu_type,
+        mode=mode,
+        num_jobs=len(jobs),
+        max_gpus=cap,
+        capped_jobs=tuple(capped),
+        gpu_counts=MappingProxyType(dict(sorted(Counter(r.num_gpus for r in rows).items()))),
+        extrapolated=MappingProxyType(dict(sorted(extrapolated.items()))),
+        job_types=MappingProxyType(dict(sorted(Counter(r.job_type for r in rows).items()))),
+        models=MappingProxyType(dict(sorted(models.items()))),
+        offered_gpu_s=offered,
+        span_s=max(arrivals) - min(arrivals),
+    )
+    return instance, report
+
+
+def load_gavel_trace(
+    path: str | os.PathLike[str],
+    throughputs: GavelThroughputs,
+    *,
+    cluster: Cluster,
+    gpu_type: str = "v100",
+    max_gpus: int | None = None,
+    arrival_scale: float = 1.0,
+    mode: Mode = "duration",
+) -> Instance:
+    """Read a Gavel/Philly trace as an :class:`~sjfbsbf.model.Instance`.
+
+    See the module docstring for durations, the GPU-count rule and the two modes; use
+    :func:`load_gavel_trace_report` to see how many jobs were capped or extrapolated.
+
+    Parameters
+    ----------
+    path
+        Trace file (tab-separated, 7 fields, no header).
+    throughputs
+        Gavel's throughput table (:func:`load_throughputs`).
+    cluster
+        The cluster the instance runs on.
+    gpu_type
+        GPU type whose solo throughputs give the durations (Gavel's reference: ``"v100"``).
+    max_gpus
+        Cap on a job's GPU count (default: the cluster's GPU count). A cap above the cluster's
+        size makes larger jobs an error.
+    arrival_scale
+        Arrival times are multiplied by this (< 1 compresses the trace: higher load).
+    mode
+        ``"duration"`` (duration-only jobs) or ``"catalog"`` (default-catalog models, see
+        :data:`MODEL_MAP`).
+
+    Returns
+    -------
+    Instance
+        Jobs with ids 0, 1, ... in file order; name ``gavel-<file stem>``; catalog ``default``.
+
+    Raises
+    ------
+    InstanceError
+        Naming the file, the line (``row="line <n>"``) and the field, for a malformed line, an
+        unknown job type, or a job the cluster cannot hold (memory, or more GPUs than the
+        cluster has when ``max_gpus`` exceeds it).
+    ValueError
+        For a bad argument (GPU type, mode, ``max_gpus``, ``arrival_scale``).
+    """
+    instance, _ = load_gavel_trace_report(
+        path,
+        throughputs,
+        cluster=cluster,
+        gpu_type=gpu_type,
+        max_gpus=max_gpus,
+        arrival_scale=arrival_scale,
+        mode=mode,
+    )
+    return instance
+
+
+def slice_trace(
+    instance: Instance,
+    *,
+    first: int | None = None,
+    start: float | None = None,
+    end: float | None = None,
+    rebase: bool = True,
+) -> Instance:
+    """A part of an instance: jobs arriving in ``[start, end)``, then the first ``first`` of them.
+
+    Jobs keep their ids (so they can be traced back to trace lines); order is by (arrival, id).
+
+    Parameters
+    ----------
+    instance
+        Any instance (e.g. from :func:`load_gavel_trace`).
+    first
+        Keep only the first this many jobs (after the window).
+    start, end
+        Arrival window in seconds, on the instance's time axis (``None``: unbounded).
+    rebase
+        Shift arrivals so the first kept job arrives at 0.
+
+    Raises
+    ------
+    ValueError
+        If ``first`` < 1, ``end`` <= ``start``, or no job is left.
+    """
+    if first is not None and first < 1:
+        raise ValueError(f"first must be a positive integer, got {first}")
+    if start is not None and end is not None and end <= start:
+        raise ValueError(f"need start < end, got [{start}, {end})")
+    jobs = [
+        j
+        for j in instance.jobs
+        if (start is None or j.arrival >= start) and (end is None or j.arrival < end)
+    ]
+    if first is not None:
+        jobs = jobs[:first]
+    if not jobs:
+        raise ValueError("no job left in the slice")
+    if rebase:
+        origin = jobs[0].arrival
+        jobs = [replace(j, arrival=j.arrival - origin) for j in jobs]
+    parts = []
+    if start is not None or end is not None:
+        parts.append(f"{'' if start is None else f'{start:g}'}:{'' if end is None else f'{end:g}'}")
+    if first is not None:
+        parts.append(f"first={first}")
+    name = f"{instance.name}[{','.join(parts)}]" if parts else instance.name
+    return Instance(instance.cluster, tuple(jobs), catalog=instance.catalog, name=name)
