@@ -104,7 +104,8 @@ def generic_profile(catalog: Mapping[str, ModelProfile]) -> ModelProfile:
     No sub-batch options (s = 1) and no all-reduce term; its step time is the job's duration.
     """
     mem = statistics.median(
-        p.mem_fixed_gb + p.mem_per_sample_gb * DEFAULT_BATCH.get(p.name, 1) for p in catalog.values()
+        p.mem_fixed_gb + p.mem_per_sample_gb * DEFAULT_BATCH.get(p.name, 1)
+        for p in catalog.values()
     )
     u_max = statistics.median(p.u_max for p in catalog.values())
     return ModelProfile(

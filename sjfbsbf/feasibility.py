@@ -3,8 +3,9 @@
 It raises :class:`~sjfbsbf.errors.FeasibilityError` on: an unknown, not-arrived, finished or
 already-running job started; a job started twice; a wrong GPU count or repeated / unknown GPU ids;
 a GPU holding more than two jobs; GPU memory overflow; an accumulation factor (at a start or a
-retune) that changes the global batch (b * s != B or b not an allowed micro-batch); a preemption of a job that is not
-running, or any preemption by a non-preemptive policy; sharing by an exclusive policy.
+retune) that changes the global batch (b * s != B or b not an allowed micro-batch); a
+preemption of a job that is not running, or any preemption by a non-preemptive policy; sharing
+by an exclusive policy.
 """
 
 from __future__ import annotations

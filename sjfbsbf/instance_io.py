@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from sjfbsbf.atomic import write_text_atomic
 from sjfbsbf.errors import InstanceError
 from sjfbsbf.model import SCHEMA, Cluster, Instance, Job
 
@@ -149,17 +149,3 @@ def read_instance(path: str | os.PathLike[str]) -> Instance:
 def write_instance(instance: Instance, path: str | os.PathLike[str]) -> None:
     """Write an instance as JSON, atomically (temporary file, then rename)."""
     write_text_atomic(path, json.dumps(instance_to_dict(instance), indent=1) + "\n")
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` atomically."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -203,13 +203,17 @@ class _Run:
             return False
         finished = {i for i, _ in done}
         touched: set[int] = set()
+        # Settle and mark every finished job before removing any: removing one job settles its
+        # co-residents at t, and a partner that also finished in this tick must not be charged
+        # progress, attained or shared time past its own finish.
         for i, finish in sorted(done):
             s.settle(i, finish)
             s.done[i] = s.work[i]
             s.finish[i] = finish
+            s.status[i] = FINISHED
+        for i, _ in sorted(done):
             touched |= s.remove(i, t)
         for i in finished:
-            s.status[i] = FINISHED
             s.running.discard(i)
             s.finished_count += 1
         self._refresh(touched - finished, t)

@@ -41,7 +41,10 @@ class SimState:
         self.gpus = np.array([j.gpus for j in instance.jobs], dtype=np.int64)
         self.work = np.array([work(j) for j in instance.jobs], dtype=float)
         self.exclusive = np.array(
-            [exclusive_duration(j, p, self.cluster) for j, p in zip(instance.jobs, self.profiles)]
+            [
+                exclusive_duration(j, p, self.cluster)
+                for j, p in zip(instance.jobs, self.profiles, strict=True)
+            ]
         )
         self.status = np.zeros(n, dtype=np.int8)
         self.done = np.zeros(n)  # steps done at time `last`
@@ -95,7 +98,9 @@ class SimState:
             if self.segments is not None:
                 start = max(self.last[i], self.resume_at[i])
                 if t > start:
-                    self.segments.append((i, float(start), float(t), float(self.step[i] * self.xi[i])))
+                    self.segments.append(
+                        (i, float(start), float(t), float(self.step[i] * self.xi[i]))
+                    )
             self.done[i] = min(self.progress_at(i, t), self.work[i])
             elapsed = t - self.last[i]
             self.attained[i] += elapsed * self.gpus[i]

@@ -25,9 +25,11 @@ finished and a rerun skips what is done; ``results.parquet`` (and ``results.csv`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
+import math
 import os
 import platform
 import time
@@ -40,11 +42,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sjfbsbf.instance_io import read_instance, write_text_atomic
+from sjfbsbf.atomic import atomic_path, write_text_atomic
+from sjfbsbf.instance_io import read_instance
 from sjfbsbf.interference import make_interference
 from sjfbsbf.model import Cluster, Instance
 from sjfbsbf.policies import make_policy
 from sjfbsbf.simulator import simulate
+from sjfbsbf.workloads.gavel import (
+    GavelThroughputs,
+    load_gavel_trace,
+    load_gavel_trace_report,
+    load_throughputs,
+)
 from sjfbsbf.workloads.generators import WorkloadSpec, generate, testbed_workload
 
 _SIM_KEYS = {"dt", "interval", "restart_overhead", "interference"}
@@ -151,7 +160,7 @@ def _expand(table: dict[str, Any]) -> Iterator[dict[str, Any]]:
     keys = sorted(table)
     values = [v if isinstance(v, list) else [v] for v in (table[k] for k in keys)]
     for combo in itertools.product(*values):
-        yield dict(zip(keys, combo))
+        yield dict(zip(keys, combo, strict=True))
 
 
 # -- workloads --------------------------------------------------------------------------------
@@ -178,6 +187,37 @@ def _testbed(params: dict[str, Any], seed: int) -> Instance:
     )
 
 
+#: Where the shared reference data sits, relative to the repository root.
+DEFAULT_THROUGHPUTS = "../shared/data/gavel/simulation_throughputs.json"
+
+
+@functools.lru_cache(maxsize=4)
+def _throughputs(path: str) -> GavelThroughputs:
+    return load_throughputs(path)
+
+
+def _gavel(params: dict[str, Any], seed: int) -> Instance:
+    """A Gavel/Philly trace on a cluster sized for ``target_load`` (default 0.75).
+
+    The cluster gets the fewest whole nodes whose offered load (GPU-time ÷ GPUs × arrival span)
+    is at most ``target_load``; jobs larger than it are capped to its size (see LoadReport).
+    The seed does not change a trace: sweep over ``trace`` files instead.
+    """
+    del seed
+    table = _throughputs(str(params.get("throughputs", DEFAULT_THROUGHPUTS)))
+    per_node = int(params.get("gpus_per_node", 8))
+    mode = str(params.get("mode", "catalog"))
+    path = str(params["trace"])
+    probe = Cluster(nodes=1024, gpus_per_node=per_node)
+    _, report = load_gavel_trace_report(path, table, cluster=probe, mode=mode)  # type: ignore[arg-type]
+    target = float(params.get("target_load", 0.75))
+    nodes = max(1, math.ceil(report.offered_gpu_s / (report.span_s * target * per_node)))
+    cluster = Cluster(
+        nodes=nodes, gpus_per_node=per_node, gpu_mem_gb=float(params.get("gpu_mem_gb", 12.0))
+    )
+    return load_gavel_trace(path, table, cluster=cluster, mode=mode)  # type: ignore[arg-type]
+
+
 def _file(params: dict[str, Any], seed: int) -> Instance:
     del seed
     return read_instance(params["path"])
@@ -187,6 +227,7 @@ WORKLOADS: dict[str, Callable[[dict[str, Any], int], Instance]] = {
     "default": _default,
     "testbed": _testbed,
     "file": _file,
+    "gavel": _gavel,
 }
 
 
@@ -281,7 +322,9 @@ def run_sweep(
     return table
 
 
-def _run_local(todo: list[RunSpec], workers: int, finished: Callable[[dict[str, Any]], None]) -> None:
+def _run_local(
+    todo: list[RunSpec], workers: int, finished: Callable[[dict[str, Any]], None]
+) -> None:
     if workers <= 1:
         for run in todo:
             finished(execute(run))
@@ -298,7 +341,9 @@ def _run_ray(todo: list[RunSpec], workers: int, finished: Callable[[dict[str, An
     try:
         import ray
     except ImportError:
-        raise RuntimeError("the ray backend needs the optional extra: pip install 'sjfbsbf[ray]'") from None
+        raise RuntimeError(
+            "the ray backend needs the optional extra: pip install 'sjfbsbf[ray]'"
+        ) from None
     if not ray.is_initialized():
         ray.init()
     remote = ray.remote(execute)
@@ -326,15 +371,14 @@ def collect(sweep: Sweep, out_dir: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 def _write_table_atomic(table: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    table.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        table.to_parquet(tmp, index=False)
 
 
 def _write_manifest(sweep: Sweep, out: Path, backend: str) -> None:
     from importlib.metadata import PackageNotFoundError, version
 
-    versions = {}
+    versions: dict[str, str | None] = {}
     for package in ("sjfbsbf", "numpy", "pandas", "ortools", "pulp", "highspy"):
         try:
             versions[package] = version(package)

@@ -83,6 +83,6 @@ def test_best_sharing_start_is_now_or_when_partner_ends(
     values = [total_completion_delayed_start(x, t_sub, t_b, xi_a, xi_b) for x in grid]
     assert min(values) >= best_end - 1e-9 * max(1.0, best_end)
     # Concavity of F on the grid: midpoints never lie below the chord.
-    for left, mid, right in zip(values, values[1:], values[2:]):
+    for left, mid, right in zip(values, values[1:], values[2:], strict=False):
         assert mid >= (left + right) / 2 - 1e-7 * max(1.0, mid)
     assert now == pytest.approx(share_times(t_sub, t_b, xi_a, xi_b).total)

@@ -47,9 +47,7 @@ def make_policy(name: str, **options: Any) -> Policy:
     try:
         factory = _REGISTRY[name]
     except KeyError:
-        raise ValueError(
-            f"unknown policy {name!r}; registered: {', '.join(_REGISTRY)}"
-        ) from None
+        raise ValueError(f"unknown policy {name!r}; registered: {', '.join(_REGISTRY)}") from None
     return factory(**options)
 
 

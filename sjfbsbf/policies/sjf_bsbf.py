@@ -184,9 +184,7 @@ class SjfBsbf:
             xi_a = model.slowdown(occ_a, occ_b)
             xi_b = model.slowdown(occ_b, occ_a)
             t_b = view.remaining_exclusive(host, board.accumulation[host])
-            benefit = pair_benefit(
-                t_full, t_sub, t_b, xi_a, xi_b, wait=wait, retune=self.retune
-            )
+            benefit = pair_benefit(t_full, t_sub, t_b, xi_a, xi_b, wait=wait, retune=self.retune)
             found.append(HostOption(host, benefit, gpus))
         return found if fits else None
 

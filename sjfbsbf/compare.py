@@ -1,0 +1,57 @@
+"""Run several policies on one instance, the same way (the engine of ``sjfbsbf compare``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+from sjfbsbf.model import Instance
+from sjfbsbf.policies import make_policy
+from sjfbsbf.result import SimResult
+from sjfbsbf.simulator import simulate
+
+#: ``progress(policy, finished_jobs, total_jobs)``; called with 0 finished when a policy starts.
+PolicyProgress = Callable[[str, int, int], None]
+
+
+def run_policies(
+    instance: Instance,
+    names: Sequence[str],
+    *,
+    progress: PolicyProgress | None = None,
+    **options: Any,
+) -> list[SimResult]:
+    """Simulate each named policy, freshly made, on ``instance``.
+
+    Parameters
+    ----------
+    instance
+        The problem.
+    names
+        Registry names of the policies (see :func:`sjfbsbf.policies.policy_names`), in order.
+    progress
+        Optional callback ``progress(policy, finished, total)``.
+    **options
+        Passed to :func:`sjfbsbf.simulator.simulate` (``dt``, ``interval``,
+        ``restart_overhead``, ``interference``, ...).
+
+    Returns
+    -------
+    list of SimResult
+        One per name, in the order given.
+
+    Raises
+    ------
+    ValueError
+        If a name is not registered.
+    """
+    policies = [make_policy(name) for name in names]  # fail on a bad name before simulating
+    results = []
+    for name, policy in zip(names, policies, strict=True):
+        callback = None
+        if progress is not None:
+            progress(name, 0, instance.num_jobs)
+            callback = partial(progress, name)
+        results.append(simulate(instance, policy, progress=callback, **options))
+    return results

@@ -1,0 +1,162 @@
+"""Tables and figures that compare simulation results (no simulation, no CLI here).
+
+>>> table = compare_table(results)                       # doctest: +SKIP
+>>> plot_comparison(table, "out/compare.png", instance="default-seed0")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+
+import pandas as pd
+
+from sjfbsbf.atomic import atomic_path
+from sjfbsbf.metrics import METRIC_LABELS
+from sjfbsbf.result import SimResult
+
+#: Metrics that are fractions in [0, 1] (shown as percentages).
+FRACTION_METRICS = frozenset({"gpu_utilization", "shared_gpu_time_share"})
+
+
+def compare_table(results: Sequence[SimResult]) -> pd.DataFrame:
+    """One row per simulated policy, one column per metric.
+
+    Parameters
+    ----------
+    results
+        Results to compare, in the order the rows should appear.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``policy`` (the result's policy name); columns the metric keys of
+        :data:`sjfbsbf.metrics.METRIC_LABELS` in that order (avg / p50 / p95 / p99 JCT, makespan,
+        average queueing delay in seconds; GPU utilisation and shared GPU-time share as
+        fractions), followed by any further metric a result carries.
+
+    Raises
+    ------
+    ValueError
+        If ``results`` is empty.
+    """
+    if not results:
+        raise ValueError("no results to compare")
+    columns = list(METRIC_LABELS)
+    for result in results:
+        columns.extend(key for key in result.metrics if key not in columns)
+    rows = [[result.metrics.get(key, math.nan) for key in columns] for result in results]
+    index = pd.Index([result.policy for result in results], name="policy")
+    return pd.DataFrame(rows, index=index, columns=columns, dtype=float)
+
+
+def metric_label(key: str) -> str:
+    """Display label of a metric key (the key itself if it has none)."""
+    return METRIC_LABELS.get(key, key)
+
+
+def format_metric(key: str, value: float) -> str:
+    """Format a metric value for display: whole seconds, fractions as percentages.
+
+    Examples
+    --------
+    >>> format_metric("avg_jct", 1358.54)
+    '1,359'
+    >>> format_metric("gpu_utilization", 0.6783)
+    '67.8%'
+    """
+    if math.isnan(value):
+        return "-"
+    if key in FRACTION_METRICS:
+        return f"{value:.1%}"
+    if metric_label(key).endswith("(s)"):
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
+
+
+def plot_comparison(
+    table: pd.DataFrame, path: str | os.PathLike[str], *, instance: str = ""
+) -> None:
+    """Write a PNG comparing policies: completion and queueing times, utilisation and sharing.
+
+    The left panel shows average JCT, p99 JCT and average queueing delay per policy (seconds,
+    average JCT labelled on its bar); the right panel GPU utilisation and the share of busy
+    GPU-time spent shared (percent). The file is written atomically.
+
+    Parameters
+    ----------
+    table
+        A table from :func:`compare_table`.
+    path
+        Output file (PNG); parent directories are created.
+    instance
+        Instance name, shown in the title.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.ticker import StrMethodFormatter
+
+    policies = [str(p) for p in table.index]
+    x = np.arange(len(policies))
+    times = [k for k in ("avg_jct", "p99_jct", "avg_queueing_delay") if k in table.columns]
+    fractions = [k for k in ("gpu_utilization", "shared_gpu_time_share") if k in table.columns]
+
+    width_in = min(24.0, max(9.0, 2.0 + 2.0 * len(policies)))
+    fig, (ax_time, ax_frac) = plt.subplots(
+        1, 2, figsize=(width_in, 5.0), gridspec_kw={"width_ratios": [3, 2]}, layout="constrained"
+    )
+    colors = ["#4C72B0", "#C44E52", "#8C8C8C"]
+    bar_w = 0.8 / max(1, len(times))
+    for i, key in enumerate(times):
+        bars = ax_time.bar(
+            x + (i - (len(times) - 1) / 2) * bar_w,
+            table[key].to_numpy(dtype=float),
+            bar_w,
+            label=metric_label(key).removesuffix(" (s)"),
+            color=colors[i % len(colors)],
+        )
+        if key == "avg_jct":
+            ax_time.bar_label(bars, fmt="{:,.0f}", fontsize=8, padding=2)
+    ax_time.set_xticks(x, policies)
+    ax_time.set_ylabel("time (s)")
+    ax_time.set_title("Completion and queueing time (lower is better)")
+    ax_time.legend(frameon=False, fontsize=9)
+    ax_time.grid(axis="y", alpha=0.3)
+    ax_time.set_axisbelow(True)
+    ax_time.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    ax_time.margins(y=0.1)
+
+    frac_colors = ["#55A868", "#DD8452"]
+    bar_w = 0.8 / max(1, len(fractions))
+    for i, key in enumerate(fractions):
+        bars = ax_frac.bar(
+            x + (i - (len(fractions) - 1) / 2) * bar_w,
+            100.0 * table[key].to_numpy(dtype=float),
+            bar_w,
+            label=metric_label(key),
+            color=frac_colors[i % len(frac_colors)],
+        )
+        ax_frac.bar_label(bars, fmt="{:.0f}", fontsize=8, padding=2)
+    ax_frac.set_xticks(x, policies)
+    ax_frac.set_ylabel("percent")
+    ax_frac.set_ylim(0, 110)
+    ax_frac.set_title("GPU utilisation and shared GPU-time")
+    ax_frac.legend(frameon=False, fontsize=9, loc="upper right", ncols=2)
+    ax_frac.grid(axis="y", alpha=0.3)
+    ax_frac.set_axisbelow(True)
+
+    for ax in (ax_time, ax_frac):
+        ax.set_xlabel("policy")
+        if len(policies) > 6 or max(len(p) for p in policies) > 12:
+            ax.tick_params(axis="x", labelrotation=30)
+    title = "Policy comparison"
+    fig.suptitle(f"{title}: {instance}" if instance else title, fontsize=13)
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format="png", dpi=120)
+    finally:
+        plt.close(fig)

@@ -1,0 +1,231 @@
+"""The command line: outputs, error paths, start-up imports."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner, Result
+
+from sjfbsbf.cli import app
+from sjfbsbf.instance_io import instance_to_dict
+from sjfbsbf.model import Cluster
+from sjfbsbf.policies import policy_names
+from sjfbsbf.workloads import WorkloadSpec, generate
+
+runner = CliRunner()
+
+REQUIRED_JOB_COLUMNS = [
+    "job_id",
+    "arrival",
+    "start",
+    "finish",
+    "jct",
+    "gpus",
+    "shared_s",
+    "sub_batch",
+]
+
+
+@pytest.fixture(scope="module")
+def small_instance(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 12-job instance on 2 × 4 GPUs (12 GB), plus one duration-only job."""
+    spec = WorkloadSpec(
+        n_jobs=12,
+        cluster=Cluster(nodes=2, gpus_per_node=4, gpu_mem_gb=12),
+        duration_min_s=60.0,
+        duration_max_s=900.0,
+    )
+    data = instance_to_dict(generate(spec, np.random.default_rng(7)))
+    data["name"] = "cli-small"
+    data["jobs"].append({"id": 99, "arrival": 30.0, "gpus": 2, "duration": 600.0})
+    path = tmp_path_factory.mktemp("instances") / "small.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _assert_one_line_error(result: Result) -> None:
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stderr.startswith("sjfbsbf"), result.stderr
+
+
+def test_compare_writes_png_and_csv_and_prints_every_policy(
+    small_instance: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "results"
+    result = runner.invoke(app, ["compare", str(small_instance), "--out", str(out), "--dt", "10"])
+    assert result.exit_code == 0, result.output
+    names = policy_names()
+    for name in names:
+        assert name in result.stdout
+    assert "cli-small" in result.stdout
+    png = (out / "compare.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+    with (out / "compare.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["policy"] for row in rows] == names
+    for key in (
+        "avg_jct",
+        "p50_jct",
+        "p95_jct",
+        "p99_jct",
+        "makespan",
+        "avg_queueing_delay",
+        "gpu_utilization",
+        "shared_gpu_time_share",
+    ):
+        assert all(float(row[key]) >= 0 for row in rows), key
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_compare_policy_subset_in_given_order(small_instance: Path, tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["compare", str(small_instance), "--policies", "sjf, fifo,sjf", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    with (tmp_path / "compare.csv").open(newline="") as handle:
+        assert [row["policy"] for row in csv.DictReader(handle)] == ["sjf", "fifo"]
+
+
+def test_compare_default_workload(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["compare", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "default-seed0" in result.stdout
+    for name in policy_names():
+        assert name in result.stdout
+    assert (tmp_path / "compare.png").is_file()
+    assert (tmp_path / "compare.csv").is_file()
+
+
+def test_simulate_writes_jobs_csv(small_instance: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sub" / "jobs.csv"
+    result = runner.invoke(
+        app, ["simulate", str(small_instance), "--policy", "sjf", "--jobs-csv", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "avg JCT" in result.stdout
+    with out.open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        rows = list(reader)
+    assert reader.fieldnames is not None
+    assert set(REQUIRED_JOB_COLUMNS) <= set(reader.fieldnames)
+    assert len(rows) == 13
+    by_id = {row["job_id"]: row for row in rows}
+    assert by_id["99"]["sub_batch"] == ""  # duration-only job
+    assert all(row["sub_batch"] != "" for key, row in by_id.items() if key != "99")
+    for row in rows:
+        assert float(row["jct"]) == pytest.approx(float(row["finish"]) - float(row["arrival"]))
+
+
+def test_policies_lists_the_registry() -> None:
+    result = runner.invoke(app, ["policies"])
+    assert result.exit_code == 0, result.output
+    for name in policy_names():
+        assert name in result.stdout
+
+
+UNKNOWN_MODEL = json.dumps(
+    {
+        "schema": "sjfbsbf.instance/1",
+        "cluster": {"nodes": 1, "gpus_per_node": 4, "gpu_mem_gb": 12},
+        "jobs": [
+            {"id": 0, "arrival": 0, "gpus": 1, "duration": 60.0},
+            {"id": 3, "arrival": 0, "gpus": 1, "model": "alexnet", "batch": 8, "iterations": 9},
+        ],
+    }
+)
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+@pytest.mark.parametrize(
+    ("file_name", "text", "expected"),
+    [
+        ("missing.json", None, ["missing.json", "cannot read"]),
+        ("bad.json", '{"schema": "sjfbsbf.instance/1",', ["bad.json", "not valid JSON", "line 1"]),
+        ("model.json", UNKNOWN_MODEL, ["model.json", "job 3", "field 'model'", "alexnet"]),
+    ],
+)
+def test_bad_instance_file_is_one_line(
+    tmp_path: Path, command: str, file_name: str, text: str | None, expected: list[str]
+) -> None:
+    path = tmp_path / file_name
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    args = [command, str(path), "--out", str(tmp_path / "out")]
+    if command == "simulate":
+        args = [command, str(path), "--policy", "sjf"]
+    result = runner.invoke(app, args)
+    _assert_one_line_error(result)
+    for fragment in expected:
+        assert fragment in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["simulate", "{instance}", "--policy", "nope"], ["'--policy'", "unknown policy 'nope'"]),
+        (["compare", "{instance}", "--policies", "sjf,nope"], ["'--policies'", "'nope'"]),
+        (["compare", "{instance}", "--policies", ","], ["'--policies'"]),
+        (["simulate", "{instance}", "--policy", "sjf", "--dt", "0"], ["'--dt'", "positive"]),
+        (["compare", "{instance}", "--dt", "abc"], ["'--dt'"]),
+        (["compare", "{instance}", "--interval", "-5"], ["'--interval'"]),
+        (["compare", "{instance}", "--restart-overhead", "nan"], ["'--restart-overhead'"]),
+        (["compare", "--seed", "-1"], ["'--seed'"]),
+        (["compare", "{instance}", "--seed", "1"], ["'--seed'", "default workload"]),
+        (["simulate", "{instance}"], ["--policy"]),
+        (["compare", "--bogus"], ["--bogus"]),
+        (["frobnicate"], ["frobnicate"]),
+        ([], ["Missing command"]),
+    ],
+)
+def test_bad_usage_is_one_line(small_instance: Path, args: list[str], expected: list[str]) -> None:
+    result = runner.invoke(app, [a.replace("{instance}", str(small_instance)) for a in args])
+    _assert_one_line_error(result)
+    assert result.exit_code == 2
+    for fragment in expected:
+        assert fragment in result.stderr
+
+
+def test_unusable_out_dir_fails_before_simulating(small_instance: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    result = runner.invoke(app, ["compare", str(small_instance), "--out", str(blocker)])
+    _assert_one_line_error(result)
+    assert "not a directory" in result.stderr
+
+
+def test_console_script_error_has_no_traceback(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("sjfbsbf")
+    if not script.exists():
+        pytest.skip("console script not installed next to this interpreter")
+    done = subprocess.run(
+        [str(script), "simulate", str(tmp_path / "absent.json"), "--policy", "sjf"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"sjfbsbf: error: {tmp_path / 'absent.json'}: cannot read: No such file or directory"
+    ]
+
+
+def test_cli_import_stays_light() -> None:
+    code = (
+        "import sys, sjfbsbf, sjfbsbf.cli; "
+        "heavy = [m for m in ('pulp', 'ortools', 'formulations', 'matplotlib', 'pandas') "
+        "if m in sys.modules]; print(','.join(heavy))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""

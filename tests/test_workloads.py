@@ -1,0 +1,141 @@
+"""Synthetic workloads (DESIGN §1.5, §5): determinism and the documented shapes."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from sjfbsbf.catalog import DEFAULT_BATCH, TESTBED, get_catalog
+from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.perf import exclusive_duration
+from sjfbsbf.workloads import PHILLY_GPU_MIX, default_workload
+from sjfbsbf.workloads import testbed_workload as make_testbed  # not collected as a test
+
+CATALOG = get_catalog("default")
+EIGHT = {"resnet18", "shufflenet_v2", "vgg16", "vgg19", "dqn", "a2c", "bert", "gpt2"}
+
+
+def full_batch_step(job: Job, cluster: Cluster) -> float:
+    """Solo step at the full batch on the fewest nodes, by DESIGN §1.3 from the profile fields."""
+    assert job.model is not None and job.batch is not None
+    p = CATALOG[job.model]
+    spans = job.gpus > cluster.gpus_per_node
+    bw = cluster.inter_bw_gbps if spans else cluster.intra_bw_gbps
+    allreduce = 0.0 if job.gpus == 1 else 2 * (job.gpus - 1) / job.gpus * p.grad_gb / bw
+    return p.alpha_s + p.beta_s * job.batch + allreduce
+
+
+def test_catalog_is_the_eight_testbed_models() -> None:
+    """The embedded default catalog holds the eight testbed models with their batches."""
+    assert set(CATALOG) == EIGHT == set(TESTBED)
+    assert dict(DEFAULT_BATCH) == {
+        "resnet18": 128,
+        "shufflenet_v2": 128,
+        "vgg16": 16,
+        "vgg19": 16,
+        "dqn": 128,
+        "a2c": 64,
+        "bert": 4,
+        "gpt2": 4,
+    }
+
+
+def test_default_workload_deterministic() -> None:
+    """Same seed → equal Instance; different seeds → different instances."""
+    a, b = default_workload(0), default_workload(0)
+    assert a == b
+    assert a.name == "default-seed0"
+    c = default_workload(1)
+    assert c != a
+    assert [j.arrival for j in c.jobs] != [j.arrival for j in a.jobs]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_default_workload_shape(seed: int) -> None:
+    """DESIGN §1.5: 200 jobs on 4 × 8 GPUs with 12 GB, models from the eight at their testbed
+    batch, GPU demands from the Philly mix, and exclusive durations at the full batch within
+    2–60 min up to the rounding of iterations (iterations = round(d / step), so the realised
+    duration is within half a step of d ∈ [120, 3600]).
+    """
+    inst = default_workload(seed)
+    assert inst.num_jobs == 200
+    assert inst.cluster == Cluster(nodes=4, gpus_per_node=8, gpu_mem_gb=12.0)
+    assert inst.catalog == "default"
+    assert {j.id for j in inst.jobs} == set(range(200))
+    for job in inst.jobs:
+        assert job.model in EIGHT
+        assert job.batch == DEFAULT_BATCH[job.model]
+        assert job.gpus in PHILLY_GPU_MIX and job.gpus <= 32
+        assert job.iterations is not None and job.iterations >= 1
+        step = full_batch_step(job, inst.cluster)
+        assert exclusive_duration(job, CATALOG[job.model], inst.cluster) == pytest.approx(
+            job.iterations * step, rel=1e-12
+        )
+        assert 120.0 - step / 2 - 1e-9 <= job.iterations * step <= 3600.0 + step / 2 + 1e-9
+    # Arrivals: Poisson in id order, whole seconds, the first at 0.
+    arrivals = np.array([inst.job(i).arrival for i in range(200)])
+    assert arrivals[0] == 0.0
+    assert (np.diff(arrivals) >= 0).all()
+    assert (arrivals == np.round(arrivals)).all()
+
+
+def test_default_workload_distributions() -> None:
+    """Statistical shape over 5 seeds × 200 jobs (bounds ~4 standard deviations wide).
+
+    * Philly mix: P(1 GPU) = 0.5 → 500 of the 1000 jobs, sd √(1000 · 0.25) ≈ 15.8 → 500 ± 63.
+    * Models uniform over 8: 125 each, sd √(1000 · 1/8 · 7/8) ≈ 10.5 → 125 ± 42.
+    * log-uniform in [120, 3600] s: the median is √(120 · 3600) ≈ 657 s, so about half the jobs
+      are shorter: 500 ± 63.
+    * Offered load: the rate is set so that GPU-time ÷ (32 GPUs × span of arrivals) is 0.8 in
+      expectation; per seed the span is a sum of 199 exponential gaps (relative sd ≈ 7%), so
+      each seed lies within 0.8 · (1 ± 0.3).
+    """
+    gpus: Counter[int] = Counter()
+    models: Counter[str] = Counter()
+    short = 0
+    for seed in range(5):
+        inst = default_workload(seed)
+        gpu_time = 0.0
+        for job in inst.jobs:
+            assert job.model is not None and job.iterations is not None
+            gpus[job.gpus] += 1
+            models[job.model] += 1
+            duration = job.iterations * full_batch_step(job, inst.cluster)
+            short += duration < np.sqrt(120.0 * 3600.0)
+            gpu_time += job.gpus * duration
+        span = max(j.arrival for j in inst.jobs) - min(j.arrival for j in inst.jobs)
+        load = gpu_time / (inst.cluster.num_gpus * span)
+        assert 0.56 <= load <= 1.04, (seed, load)
+    assert set(gpus) <= set(PHILLY_GPU_MIX)
+    assert abs(gpus[1] - 500) <= 63
+    assert set(models) == EIGHT
+    assert all(abs(c - 125) <= 42 for c in models.values()), models
+    assert abs(short - 500) <= 63
+
+
+@pytest.mark.parametrize(
+    ("n", "shape"),
+    [
+        (30, {1: 10, 2: 8, 4: 6, 8: 4, 16: 2}),
+        (61, {1: 20, 2: 16, 4: 12, 8: 8, 16: 3, 32: 2}),
+    ],
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_testbed_workload_shape(n: int, shape: dict[int, int], seed: int) -> None:
+    """DESIGN §1.5: exact GPU-demand counts; every arrival within the first 600 s."""
+    inst = make_testbed(n, np.random.default_rng(seed))
+    assert isinstance(inst, Instance)
+    assert inst.num_jobs == n
+    assert Counter(j.gpus for j in inst.jobs) == shape
+    arrivals = [j.arrival for j in inst.jobs]
+    assert min(arrivals) == 0.0 and max(arrivals) <= 600.0
+    assert all(j.model in EIGHT for j in inst.jobs)
+    again = make_testbed(n, np.random.default_rng(seed))
+    assert again == inst
+
+
+def test_testbed_workload_rejects_other_sizes() -> None:
+    with pytest.raises(ValueError, match="30"):
+        make_testbed(40, np.random.default_rng(0))
