@@ -36,6 +36,7 @@ class SimState:
         ]
         n = instance.num_jobs
         self.ids = np.array([j.id for j in instance.jobs], dtype=np.int64)
+        self.id_list: list[int] = [j.id for j in instance.jobs]
         self.index: Mapping[int, int] = {j.id: i for i, j in enumerate(instance.jobs)}
         self.arrival = np.array([j.arrival for j in instance.jobs], dtype=float)
         self.gpus = np.array([j.gpus for j in instance.jobs], dtype=np.int64)
@@ -246,19 +247,28 @@ class ClusterView:
     # -- sets of jobs ---------------------------------------------------------------------------
     def pending(self) -> list[int]:
         """Arrived, unfinished, not running jobs (including preempted ones), by (arrival, id)."""
-        ids = self._s.ids
-        return [int(ids[i]) for i in sorted(self._s.pending)]
+        ids = self._s.id_list
+        return [ids[i] for i in sorted(self._s.pending)]
 
     def running(self) -> list[int]:
         """Jobs holding GPUs (including those in restart overhead), by (arrival, id)."""
-        ids = self._s.ids
-        return [int(ids[i]) for i in sorted(self._s.running)]
+        ids = self._s.id_list
+        return [ids[i] for i in sorted(self._s.running)]
 
     # -- GPUs -----------------------------------------------------------------------------------
     def gpu_jobs(self, gpu: int) -> tuple[int, ...]:
         """Ids of the jobs on GPU ``gpu`` (at most two)."""
-        ids = self._s.ids
-        return tuple(int(ids[i]) for i in self._s.gpu_jobs[gpu])
+        ids = self._s.id_list
+        return tuple(ids[i] for i in self._s.gpu_jobs[gpu])
+
+    def residents(self) -> list[list[int]]:
+        """Ids of the jobs on every GPU, indexed by GPU id (a fresh list of lists)."""
+        ids = self._s.id_list
+        return [[ids[i] for i in r] for r in self._s.gpu_jobs]
+
+    def memory_by_gpu(self) -> list[float]:
+        """Memory in use on every GPU (GB), indexed by GPU id."""
+        return [float(m) for m in self._s.gpu_mem]
 
     def free_gpus(self) -> list[int]:
         """Ids of idle GPUs (holding no job), ascending."""

@@ -2,18 +2,40 @@
 
 Sharing policies place several jobs in one decision; each choice changes which GPUs are idle,
 which hold one job, and which running jobs can still host a sharer. The board tracks that
-without touching simulator state.
+without touching simulator state, and caches per-host facts for the decision.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sjfbsbf.decision import Start
+from sjfbsbf.interference import Occupant
 from sjfbsbf.state import ClusterView
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class HostInfo:
+    """What a pending job needs to know about one host candidate.
+
+    Attributes
+    ----------
+    gpus
+        The host's GPUs (each holds only the host).
+    room
+        Smallest free memory over those GPUs (GB).
+    occupant
+        The host's occupant at its accumulation.
+    remaining
+        The host's exclusive remaining time at its accumulation (s).
+    """
+
+    gpus: tuple[int, ...]
+    room: float
+    occupant: Occupant
+    remaining: float
+
+
 class Board:
     """GPU occupancy as the decision under construction leaves it.
 
@@ -25,43 +47,50 @@ class Board:
         GPU id -> memory in use (GB).
     accumulation
         Job id -> accumulation factor, for running and newly started jobs.
+    placement
+        Job id -> GPUs, for running and newly started jobs.
     starts
         Starts decided so far.
     """
 
-    view: ClusterView
-    residents: list[list[int]] = field(default_factory=list)
-    memory: list[float] = field(default_factory=list)
-    accumulation: dict[int, int] = field(default_factory=dict)
-    placement: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    starts: list[Start] = field(default_factory=list)
+    def __init__(self, view: ClusterView) -> None:
+        self.view = view
+        self.residents = view.residents()
+        self.memory = view.memory_by_gpu()
+        self.accumulation: dict[int, int] = {}
+        self.placement: dict[int, tuple[int, ...]] = {}
+        self.starts: list[Start] = []
+        self._idle = {g for g, r in enumerate(self.residents) if not r}
+        self._hosts: dict[int, HostInfo | None] = {}
+        for job_id in view.running():
+            placement = view.placement(job_id)
+            assert placement is not None
+            self.accumulation[job_id] = view.accumulation(job_id)
+            self.placement[job_id] = placement
+            if self.is_host(job_id):
+                self._hosts[job_id] = None
 
     @classmethod
     def from_view(cls, view: ClusterView) -> Board:
         """The board of the current state."""
-        n = view.cluster.num_gpus
-        board = cls(view)
-        board.residents = [list(view.gpu_jobs(g)) for g in range(n)]
-        board.memory = [view.gpu_memory_used(g) for g in range(n)]
-        for job_id in view.running():
-            board.accumulation[job_id] = view.accumulation(job_id)
-            placement = view.placement(job_id)
-            assert placement is not None
-            board.placement[job_id] = placement
-        return board
+        return cls(view)
 
     def free_by_node(self) -> list[list[int]]:
-        """Idle GPU ids grouped by node."""
+        """Idle GPU ids grouped by node (ascending within a node)."""
         per = self.view.cluster.gpus_per_node
         out: list[list[int]] = [[] for _ in range(self.view.cluster.nodes)]
-        for g, r in enumerate(self.residents):
-            if not r:
-                out[g // per].append(g)
+        for g in sorted(self._idle):
+            out[g // per].append(g)
         return out
 
     def idle(self) -> list[int]:
         """Idle GPU ids, ascending."""
-        return [g for g, r in enumerate(self.residents) if not r]
+        return sorted(self._idle)
+
+    @property
+    def idle_count(self) -> int:
+        """Number of idle GPUs."""
+        return len(self._idle)
 
     def room(self, gpu: int) -> float:
         """Free memory on a GPU (GB)."""
@@ -71,17 +100,47 @@ class Board:
         """Whether a job runs alone on every one of its GPUs (so it may take one sharer)."""
         return all(len(self.residents[g]) == 1 for g in self.placement[job_id])
 
-    def hosts(self) -> list[int]:
-        """Jobs (running or started in this decision) that can still host a sharer, by id."""
-        return sorted(j for j in self.placement if self.is_host(j))
+    def hosts(self) -> dict[int, HostInfo]:
+        """Jobs (running or started in this decision) that can still host a sharer."""
+        view = self.view
+        out: dict[int, HostInfo] = {}
+        for job_id, info in self._hosts.items():
+            if info is None:
+                gpus = self.placement[job_id]
+                s = self.accumulation[job_id]
+                info = HostInfo(
+                    gpus=gpus,
+                    room=min(self.room(g) for g in gpus),
+                    occupant=view.occupant(job_id, s),
+                    remaining=view.remaining_exclusive(job_id, s),
+                )
+                self._hosts[job_id] = info
+            out[job_id] = info
+        return out
 
     def start(self, job_id: int, gpus: tuple[int, ...], accumulation: int) -> None:
-        """Record a start and update occupancy."""
+        """Record a start and update occupancy and host candidates."""
         gpus = tuple(sorted(gpus))
         mem = self.view.memory_gb(job_id, accumulation)
         for g in gpus:
+            for other in self.residents[g]:
+                self._hosts.pop(other, None)
             self.residents[g].append(job_id)
             self.memory[g] += mem
+            self._idle.discard(g)
         self.accumulation[job_id] = accumulation
         self.placement[job_id] = gpus
         self.starts.append(Start(job_id, gpus, accumulation))
+        if self.is_host(job_id):
+            self._hosts[job_id] = None
+
+    def retune(self, job_id: int, accumulation: int) -> None:
+        """Record that a running job changes its accumulation factor."""
+        delta = self.view.memory_gb(job_id, accumulation) - self.view.memory_gb(
+            job_id, self.accumulation[job_id]
+        )
+        for g in self.placement[job_id]:
+            self.memory[g] += delta
+        self.accumulation[job_id] = accumulation
+        if job_id in self._hosts:
+            self._hosts[job_id] = None

@@ -18,7 +18,7 @@ from typing import Any
 from sjfbsbf.decision import Decision
 from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
 from sjfbsbf.policies.benefit import pair_benefit
-from sjfbsbf.policies.board import Board
+from sjfbsbf.policies.board import Board, HostInfo
 from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.state import ClusterView
@@ -129,22 +129,29 @@ class SjfBsbf:
             return None
         gpus_needed = view.job(job_id).gpus
         idle = board.idle()
-        wait = self.waiting_time(view, board, gpus_needed) if self.wait_aware else None
+        wait: float | None = None
+        if self.wait_aware:
+            wait = self.waiting_time(view, board, gpus_needed)
         t_full = view.remaining_exclusive(job_id, 1)
         best: SharePlan | None = None
         any_fit = False
         for s in self._options(view, job_id):
-            options = self.host_options(view, board, job_id, s, hosts, t_full, wait)
-            if options is None:
+            mem = view.memory_gb(job_id, s)
+            fitting = {
+                h: info for h, info in hosts.items() if info.room + MEMORY_TOLERANCE_GB >= mem
+            }
+            if not fitting:
                 continue
             any_fit = True
-            plan = self._plan(job_id, s, idle, options, gpus_needed)
+            if len(idle) + sum(len(info.gpus) for info in fitting.values()) < gpus_needed:
+                plan = None  # not enough GPUs beside hosts that fit, whatever the benefit
+            else:
+                options = self.host_options(view, job_id, s, fitting, t_full, wait)
+                plan = self._plan(job_id, s, idle, options, gpus_needed)
             if self.sub_batch == "largest":
                 best = plan
                 break
-            if plan is None:
-                continue
-            if best is None or plan.score > best.score:
+            if plan is not None and (best is None or plan.score > best.score):
                 best = plan
         if best is not None and best.score > self.threshold:
             return best
@@ -158,35 +165,25 @@ class SjfBsbf:
     def host_options(
         self,
         view: ClusterView,
-        board: Board,
         job_id: int,
         s: int,
-        hosts: list[int],
+        hosts: dict[int, HostInfo],
         t_full: float,
         wait: float | None,
-    ) -> list[HostOption] | None:
-        """Hosts a pending job fits beside at accumulation ``s``, with their pair benefit.
-
-        Returns ``None`` if the job fits beside no host at this option.
-        """
-        mem = view.memory_gb(job_id, s)
+    ) -> list[HostOption]:
+        """Pair benefit of sharing with each host in ``hosts`` (all fit in memory) at option s."""
         occ_a = view.occupant(job_id, s)
         t_sub = view.remaining_exclusive(job_id, s)
         model = view.interference
         found: list[HostOption] = []
-        fits = False
-        for host in hosts:
-            gpus = board.placement[host]
-            if any(board.room(g) + MEMORY_TOLERANCE_GB < mem for g in gpus):
-                continue
-            fits = True
-            occ_b = view.occupant(host, board.accumulation[host])
-            xi_a = model.slowdown(occ_a, occ_b)
-            xi_b = model.slowdown(occ_b, occ_a)
-            t_b = view.remaining_exclusive(host, board.accumulation[host])
-            benefit = pair_benefit(t_full, t_sub, t_b, xi_a, xi_b, wait=wait, retune=self.retune)
-            found.append(HostOption(host, benefit, gpus))
-        return found if fits else None
+        for host, info in hosts.items():
+            xi_a = model.slowdown(occ_a, info.occupant)
+            xi_b = model.slowdown(info.occupant, occ_a)
+            benefit = pair_benefit(
+                t_full, t_sub, info.remaining, xi_a, xi_b, wait=wait, retune=self.retune
+            )
+            found.append(HostOption(host, benefit, info.gpus))
+        return found
 
     def _plan(
         self,
@@ -219,11 +216,11 @@ class SjfBsbf:
         now = view.time
         ends: dict[int, float] = {}
         for job_id, placement in board.placement.items():
+            del placement
             if view.placement(job_id) is not None:
                 ends[job_id] = max(0.0, view.predicted_finish(job_id) - now)
             else:  # started in this decision
                 ends[job_id] = view.remaining_exclusive(job_id, board.accumulation[job_id])
-            del placement
         free_times = sorted(
             max((ends[j] for j in residents), default=0.0) for residents in board.residents
         )
@@ -234,12 +231,7 @@ class SjfBsbf:
         for job_id in view.running():
             if board.accumulation[job_id] > 1 and board.is_host(job_id):
                 out.append((job_id, 1))
-                mem_delta = view.memory_gb(job_id, 1) - view.memory_gb(
-                    job_id, board.accumulation[job_id]
-                )
-                for g in board.placement[job_id]:
-                    board.memory[g] += mem_delta
-                board.accumulation[job_id] = 1
+                board.retune(job_id, 1)
         self._retunes += len(out)
         return tuple(out)
 
