@@ -338,7 +338,7 @@ def compare(
     from sjfbsbf.policies import policy_names
 
     if policies is None:
-        names = policy_names()
+        names = policy_names(defaults_only=True)
     else:
         names = list(dict.fromkeys(n.strip() for n in policies.split(",") if n.strip()))
         if not names:
@@ -374,6 +374,63 @@ def compare(
         table.to_csv(tmp)
     plot_comparison(table, png_path, instance=instance.name or source)
     console.print(f"wrote {csv_path} and {png_path}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def sweep(
+    experiment: Annotated[
+        Path,
+        typer.Argument(metavar="EXPERIMENT.toml", help="Sweep definition (see experiments/)."),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", metavar="DIR", help="Results directory.", show_default="results/NAME"
+        ),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, metavar="N", help="Parallel runs.")
+    ] = 1,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            metavar="local|ray",
+            help="Processes on this machine, or Ray (optional extra) for several machines.",
+        ),
+    ] = "local",
+) -> None:
+    """Run a sweep (resumable: finished runs are kept and skipped); write results + manifest."""
+    from sjfbsbf.sweep import load_sweep, run_sweep
+
+    if backend not in ("local", "ray"):
+        raise typer.BadParameter("must be 'local' or 'ray'", param_hint="'--backend'")
+    if not experiment.is_file():
+        _fail(f"{experiment}: no such file", 1)
+    try:
+        definition = load_sweep(experiment)
+    except ValueError as exc:
+        _fail(str(exc), 1)
+    target = out if out is not None else Path("results") / definition.name
+    console = _stdout()
+    console.print(f"sweep {definition.name}: {len(definition.runs)} runs -> {target}")
+    from rich.console import Console
+    from rich.progress import Progress
+
+    started = time.perf_counter()
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(definition.name, total=len(definition.runs))
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        table = run_sweep(definition, target, workers=workers, backend=backend, progress=advance)
+    elapsed = time.perf_counter() - started
+    console.print(
+        f"{len(table)} runs in {target / 'results.parquet'} ({elapsed:.1f} s this time)",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 @app.command("policies")

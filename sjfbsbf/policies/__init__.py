@@ -30,16 +30,38 @@ _REGISTRY: dict[str, PolicyFactory] = {
 }
 
 
-def register(name: str, factory: PolicyFactory) -> None:
-    """Add a policy factory under ``name`` (an error if the name is taken)."""
+#: Registered policies that cannot run without options (e.g. ``planned`` needs a schedule) or
+#: that need an optional component; they are left out of default comparisons.
+_NEEDS_OPTIONS: set[str] = set()
+
+
+def register(name: str, factory: PolicyFactory, *, needs_options: bool = False) -> None:
+    """Add a policy factory under ``name`` (an error if the name is taken).
+
+    Parameters
+    ----------
+    name
+        Registry name.
+    factory
+        Called with the policy's options; returns a fresh policy.
+    needs_options
+        The policy cannot run with default options (it is then left out of
+        ``policy_names(defaults_only=True)``).
+    """
     if name in _REGISTRY:
         raise ValueError(f"policy {name!r} is already registered")
     _REGISTRY[name] = factory
+    if needs_options:
+        _NEEDS_OPTIONS.add(name)
 
 
-def policy_names() -> list[str]:
-    """Names of the registered policies, in registration order."""
-    return list(_REGISTRY)
+def policy_names(*, defaults_only: bool = False) -> list[str]:
+    """Names of the registered policies, in registration order.
+
+    With ``defaults_only``, only those that run with default options (what ``sjfbsbf compare``
+    runs when no ``--policies`` is given).
+    """
+    return [n for n in _REGISTRY if not (defaults_only and n in _NEEDS_OPTIONS)]
 
 
 def make_policy(name: str, **options: Any) -> Policy:
