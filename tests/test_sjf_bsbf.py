@@ -256,3 +256,26 @@ def test_non_preemptive_jobs_run_without_gaps(policy: str) -> None:
             assert segs["start"].iloc[0] == job["start"]
             assert segs["end"].iloc[-1] == pytest.approx(job["finish"])
             assert np.allclose(segs["start"].to_numpy()[1:], segs["end"].to_numpy()[:-1])
+
+
+def test_mix_idle_off_shares_only_on_host_gpus() -> None:
+    """Two GPUs: a DQN host on one, the other idle; a 2-GPU A2C job cannot run alone (one idle
+    GPU) and, by default, takes the idle GPU plus the host's. With mix_idle=False it may only use
+    host GPUs, of which there is one: it waits, a later 1-GPU job takes the idle GPU at once, and
+    the 2-GPU job then shares with both as hosts."""
+    instance = Instance(
+        TWO_GPUS,
+        (
+            Job(0, 0.0, 1, "dqn", 128, 1000),
+            Job(1, 5.0, 2, "a2c", 64, 900),
+            Job(2, 6.0, 1, "a2c", 64, 2000),
+        ),
+    )
+    mixed = run(instance)
+    assert row(mixed, 1)["start"] == 5.0 and row(mixed, 1)["partners"] == "0"
+    assert mixed.stats["outcomes"]["share_with_idle_gpus"] == 1
+    alone = run(instance, mix_idle=False)
+    assert row(alone, 1)["start"] > 5.0
+    assert row(alone, 2)["start"] == 6.0
+    assert row(alone, 1)["partners"] == "0;2"
+    assert row(mixed, 2)["start"] > 6.0

@@ -42,6 +42,7 @@ class SharePlan:
     gpus: tuple[int, ...]
     hosts: tuple[int, ...]
     score: float
+    idle_used: int = 0
 
 
 class SjfBsbf:
@@ -63,6 +64,11 @@ class SjfBsbf:
         ``"benefit"`` (default): the option with the best plan; ``"largest"``: only the
         largest micro-batch that fits beside the hosts (ablation); ``"full"``: only the full
         batch, no sub-batch mechanism (ablation).
+    mix_idle
+        Whether a sharing plan may also take idle GPUs (default, as in the paper's plan:
+        "idle GPUs first, then hosts"). ``False`` (beyond the paper, an ablation): a job that
+        does not fit on idle GPUs shares only on hosts' GPUs, leaving idle GPUs to the jobs
+        behind it.
     """
 
     name = "sjf-bsbf"
@@ -76,6 +82,7 @@ class SjfBsbf:
         retune: bool = False,
         wait_aware: bool = False,
         sub_batch: str = "benefit",
+        mix_idle: bool = True,
     ) -> None:
         if max_partners is not None and max_partners < 1:
             raise ValueError("max_partners must be at least 1")
@@ -86,6 +93,7 @@ class SjfBsbf:
         self.retune = retune
         self.wait_aware = wait_aware
         self.sub_batch = sub_batch
+        self.mix_idle = mix_idle
         self._outcomes: Counter[str] = Counter()
         self._accumulation: Counter[int] = Counter()
         self._retunes = 0
@@ -110,6 +118,8 @@ class SjfBsbf:
                 continue
             board.start(job_id, plan.gpus, plan.accumulation)
             self._outcomes["share"] += 1
+            if plan.idle_used:
+                self._outcomes["share_with_idle_gpus"] += 1
             self._accumulation[plan.accumulation] += 1
             round_score += plan.score
             shared_any = True
@@ -128,7 +138,7 @@ class SjfBsbf:
             self._outcomes["wait_no_host"] += 1
             return None
         gpus_needed = view.job(job_id).gpus
-        idle = board.idle()
+        idle = board.idle() if self.mix_idle else []
         wait: float | None = None
         if self.wait_aware:
             wait = self.waiting_time(view, board, gpus_needed)
@@ -147,12 +157,11 @@ class SjfBsbf:
                 plan = None  # not enough GPUs beside hosts that fit, whatever the benefit
             else:
                 options = self.host_options(view, job_id, s, fitting, t_full, wait)
-                plan = self._plan(job_id, s, idle, options, gpus_needed)
+                plan = build_plan(job_id, s, idle, options, gpus_needed, self.max_partners)
             if self.sub_batch == "largest":
                 best = plan
                 break
-            if plan is not None and (best is None or plan.score > best.score):
-                best = plan
+            best = better_plan(best, plan)
         if best is not None and best.score > self.threshold:
             return best
         self._outcomes["wait_no_benefit" if any_fit else "wait_no_memory"] += 1
@@ -184,31 +193,6 @@ class SjfBsbf:
             )
             found.append(HostOption(host, benefit, info.gpus))
         return found
-
-    def _plan(
-        self,
-        job_id: int,
-        s: int,
-        idle: list[int],
-        options: list[HostOption],
-        gpus_needed: int,
-    ) -> SharePlan | None:
-        chosen = list(idle[:gpus_needed])
-        used: list[int] = []
-        score = 0.0
-        for option in sorted(options, key=lambda o: (-o.benefit, o.host)):
-            if len(chosen) >= gpus_needed:
-                break
-            if option.benefit <= 0:
-                break
-            if self.max_partners is not None and len(used) >= self.max_partners:
-                break
-            chosen.extend(option.gpus[: gpus_needed - len(chosen)])
-            used.append(option.host)
-            score += option.benefit
-        if len(chosen) < gpus_needed:
-            return None
-        return SharePlan(job_id, s, tuple(sorted(chosen)), tuple(used), score)
 
     @staticmethod
     def waiting_time(view: ClusterView, board: Board, gpus_needed: int) -> float:
@@ -243,3 +227,67 @@ class SjfBsbf:
             "retunes": self._retunes,
             "sharing_rounds": len(self.rounds),
         }
+
+
+def build_plan(
+    job_id: int,
+    s: int,
+    idle: list[int],
+    options: list[HostOption],
+    gpus_needed: int,
+    max_partners: int | None = None,
+) -> SharePlan | None:
+    """A pending job's plan at accumulation ``s``: idle GPUs first, then the best hosts.
+
+    Pure: the greedy's rule for one option, also used by the round model's comparator
+    (``formulations.round.greedy``). Hosts with positive pair benefit are taken best first (ties
+    by host id), each giving as many of its GPUs as are still needed, up to ``max_partners``
+    hosts.
+
+    Parameters
+    ----------
+    job_id
+        The pending job.
+    s
+        Accumulation factor tried.
+    idle
+        Idle GPU ids, ascending (the first ``gpus_needed`` are taken).
+    options
+        Memory-feasible hosts with their pair benefit at ``s``.
+    gpus_needed
+        The job's GPU count.
+    max_partners
+        Most hosts used (``None``: no limit).
+
+    Returns
+    -------
+    SharePlan or None
+        ``None`` if the idle GPUs and the positive-benefit hosts cannot reach ``gpus_needed``.
+    """
+    chosen = list(idle[:gpus_needed])
+    used: list[int] = []
+    score = 0.0
+    for option in sorted(options, key=lambda o: (-o.benefit, o.host)):
+        if len(chosen) >= gpus_needed:
+            break
+        if option.benefit <= 0:
+            break
+        if max_partners is not None and len(used) >= max_partners:
+            break
+        chosen.extend(option.gpus[: gpus_needed - len(chosen)])
+        used.append(option.host)
+        score += option.benefit
+    if len(chosen) < gpus_needed:
+        return None
+    idle_used = min(len(idle), gpus_needed)
+    return SharePlan(job_id, s, tuple(sorted(chosen)), tuple(used), score, idle_used)
+
+
+def better_plan(best: SharePlan | None, plan: SharePlan | None) -> SharePlan | None:
+    """The better of two plans: the strictly higher score wins, so ties keep ``best``.
+
+    Options are tried in increasing accumulation, so a tie goes to the larger micro-batch.
+    """
+    if plan is not None and (best is None or plan.score > best.score):
+        return plan
+    return best
