@@ -35,12 +35,14 @@ def compute_metrics(jobs: pd.DataFrame, ticks: pd.DataFrame, num_gpus: int) -> d
     dict
         ``makespan`` runs from the first arrival to the last finish. ``gpu_utilization`` is
         busy GPU-time (GPUs holding at least one job, until the tick that releases them) over
-        ``num_gpus × makespan``; ``shared_gpu_time_share`` is the part of busy GPU-time on GPUs
-        holding two jobs.
+        ``num_gpus ×`` the span the per-tick table covers (first processed tick to the tick that
+        releases the last job), so it never exceeds 1 whatever ``dt``;
+        ``shared_gpu_time_share`` is the part of busy GPU-time on GPUs holding two jobs.
     """
     jct = jobs["jct"].to_numpy(dtype=float)
     makespan = float(jobs["finish"].max() - jobs["arrival"].min())
     busy = float((ticks["busy_gpus"] * ticks["duration"]).sum())
+    span = float(ticks["duration"].sum())
     shared = float((ticks["shared_gpus"] * ticks["duration"]).sum())
     return {
         "avg_jct": float(jct.mean()),
@@ -49,6 +51,6 @@ def compute_metrics(jobs: pd.DataFrame, ticks: pd.DataFrame, num_gpus: int) -> d
         "p99_jct": float(np.percentile(jct, 99)),
         "makespan": makespan,
         "avg_queueing_delay": float(jobs["queueing_delay"].mean()),
-        "gpu_utilization": busy / (num_gpus * makespan) if makespan > 0 else 0.0,
+        "gpu_utilization": busy / (num_gpus * span) if span > 0 else 0.0,
         "shared_gpu_time_share": shared / busy if busy > 0 else 0.0,
     }

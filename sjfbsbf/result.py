@@ -112,8 +112,7 @@ def build_result(
         ticks, columns=["time", "busy_gpus", "shared_gpus", "mem_used_gb", "running", "pending"]
     )
     times = tick_frame["time"].to_numpy()
-    end = float(np.nanmax(state.finish))
-    durations = np.diff(np.append(times, max(end, times[-1])))
+    durations = np.diff(times, append=times[-1])  # the last row is the final release tick
     tick_frame.insert(1, "duration", durations)
     segment_frame = None
     if segments is not None:
