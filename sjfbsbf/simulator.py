@@ -131,6 +131,7 @@ class _Run:
             while next_arrival < n and arrival_ticks[next_arrival] <= k:
                 s.status[next_arrival] = PENDING
                 s.pending.add(next_arrival)
+                s.epoch += 1
                 next_arrival += 1
                 changed = True
             while self.wakes and self.wakes[0] <= k:
@@ -216,6 +217,7 @@ class _Run:
         for i in finished:
             s.running.discard(i)
             s.finished_count += 1
+        s.epoch += 1
         self._refresh(touched - finished, t)
         if self.progress is not None:
             self.progress(s.finished_count, s.instance.num_jobs)
@@ -241,6 +243,8 @@ class _Run:
             self.view, decision, preemptive=self.policy.preemptive, sharing=self.policy.sharing
         )
         self.decisions += 1
+        if not decision.empty:
+            s.epoch += 1
         k = tick_ceil(t, self.dt)
         for job_id in decision.preempts:
             i = s.index[job_id]

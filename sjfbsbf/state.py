@@ -70,6 +70,9 @@ class SimState:
         self.busy_gpus = 0
         self.shared_gpus = 0
         self.finished_count = 0
+        #: Bumped whenever the set of waiting or running jobs, a placement or an accumulation
+        #: changes (arrival, release, applied decision); equal epochs mean only time moved.
+        self.epoch = 0
         #: Constant-rate progress segments (job index, start, end, seconds per step), if kept.
         self.segments: list[tuple[int, float, float, float]] | None = []
 
@@ -220,6 +223,12 @@ class ClusterView:
     def time(self) -> float:
         """Current simulated time (s)."""
         return self._time
+
+    @property
+    def epoch(self) -> int:
+        """State version: equal at two decisions iff no job arrived, finished, started, stopped or
+        changed its accumulation in between (only time moved)."""
+        return self._s.epoch
 
     @property
     def cluster(self) -> Cluster:
