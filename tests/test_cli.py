@@ -62,7 +62,7 @@ def test_compare_writes_png_and_csv_and_prints_every_policy(
     out = tmp_path / "results"
     result = runner.invoke(app, ["compare", str(small_instance), "--out", str(out), "--dt", "10"])
     assert result.exit_code == 0, result.output
-    names = policy_names()
+    names = policy_names(defaults_only=True)
     for name in names:
         assert name in result.stdout
     assert "cli-small" in result.stdout
@@ -98,7 +98,7 @@ def test_compare_default_workload(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "default-seed0" in result.stdout
-    for name in policy_names():
+    for name in policy_names(defaults_only=True):
         assert name in result.stdout
     assert (tmp_path / "compare.png").is_file()
     assert (tmp_path / "compare.csv").is_file()

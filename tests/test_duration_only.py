@@ -48,7 +48,7 @@ def test_alone_takes_exactly_its_duration(
     assert cluster.spans_nodes(tuple(range(gpus))) is spans
 
 
-@pytest.mark.parametrize("name", policy_names())
+@pytest.mark.parametrize("name", policy_names(defaults_only=True))
 @pytest.mark.parametrize("dt", [1.0, 10.0])
 def test_alone_under_every_policy(name: str, dt: float) -> None:
     """Every registered policy runs a lone job at once and for exactly its duration.

@@ -29,7 +29,7 @@ from sjfbsbf.result import SimResult
 from sjfbsbf.simulator import simulate
 
 CATALOG = get_catalog("default")
-POLICIES = policy_names()
+POLICIES = policy_names(defaults_only=True)
 PROPERTY_SETTINGS = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
