@@ -1,1 +1,21 @@
 """Exact formulations (MILP with PuLP/HiGHS, CP-SAT with OR-Tools) of the scheduling decisions."""
+
+# -- round model (DESIGN §4.1) and the exact-round policy ------------------------------------------
+from formulations.policy import SolverPolicy
+from formulations.result import SolveResult, SolveStatus
+from formulations.round import RoundHost, RoundJob, RoundProblem
+from formulations.round import solve as solve_round
+from sjfbsbf.policies import register as _register
+
+# Needs the solver packages, so it stays out of default comparisons.
+_register("exact-round", SolverPolicy, needs_options=True)
+
+__all__ = [
+    "RoundHost",
+    "RoundJob",
+    "RoundProblem",
+    "SolveResult",
+    "SolveStatus",
+    "SolverPolicy",
+    "solve_round",
+]

@@ -12,6 +12,7 @@ from typing import Any
 
 from sjfbsbf.policies.base import Policy
 from sjfbsbf.policies.fifo import Fifo
+from sjfbsbf.policies.planned import Planned, PlannedStart
 from sjfbsbf.policies.sjf import Sjf
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
 from sjfbsbf.policies.sjf_ffs import SjfFfs
@@ -64,6 +65,9 @@ def policy_names(*, defaults_only: bool = False) -> list[str]:
     return [n for n in _REGISTRY if not (defaults_only and n in _NEEDS_OPTIONS)]
 
 
+register("planned", Planned, needs_options=True)
+
+
 def make_policy(name: str, **options: Any) -> Policy:
     """A fresh policy object by registry name, with options passed to its constructor."""
     try:
@@ -75,6 +79,8 @@ def make_policy(name: str, **options: Any) -> Policy:
 
 __all__ = [
     "Fifo",
+    "Planned",
+    "PlannedStart",
     "Policy",
     "Sjf",
     "SjfBsbf",

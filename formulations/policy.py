@@ -1,0 +1,193 @@
+"""``exact-round``: sjf-bsbf's decision space, each round solved exactly (DESIGN §3, §4.1).
+
+Per decision: the SJF pass (pending jobs in SJF order; every job that fits on idle GPUs starts
+alone at the full batch, with sjf's placement), then the round problem over the pending jobs left,
+with the hosts (running jobs and jobs just started, alone on all their GPUs) and idle GPUs the
+pass leaves, solved to optimality by CP-SAT or a MILP; the chosen shares start on their idle GPUs
+(lowest ids, jobs in SJF order) and the first n GPUs of each host they use.
+
+At every round with at least one pending job and one host, the policy also runs the sjf-bsbf
+greedy on the same round problem and records both objectives (``stats()["round_log"]``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from formulations.result import SolveStatus
+from formulations.round.assignment import RoundAssignment, violations
+from formulations.round.build import round_problem
+from formulations.round.greedy import greedy_round
+from formulations.round.preprocess import SCALE
+from formulations.round.problem import RoundProblem
+from formulations.round.solve import SOLVERS, solve
+from sjfbsbf.decision import Decision
+from sjfbsbf.policies.board import Board
+from sjfbsbf.policies.placement import place_on_free
+from sjfbsbf.policies.sjf import sjf_order
+from sjfbsbf.policies.sjf_bsbf import SjfBsbf
+from sjfbsbf.state import ClusterView
+
+
+def _tolerance(problem: RoundProblem) -> float:
+    """Largest re-scored difference integer rounding can cause between two solutions (s)."""
+    return 2.0 * len(problem.hosts) / SCALE
+
+
+class SolverPolicy:
+    """Non-preemptive SJF plus an exactly solved sharing round at each decision.
+
+    Parameters
+    ----------
+    solver
+        ``"cpsat"`` (default), ``"milp"`` or ``"brute"`` (tiny rounds only).
+    time_limit
+        Seconds per round solve. If a time-limited solve returns a worse assignment than the
+        greedy's, the greedy's is applied (counted in ``stats()["greedy_fallbacks"]``).
+    seed
+        Backend random seed.
+    num_workers
+        CP-SAT workers.
+    milp_backend
+        ``"highs"`` or ``"cbc"`` for ``solver="milp"``.
+    threshold, max_partners, retune, wait_aware, mix_idle
+        The estimate options of :class:`~sjfbsbf.policies.sjf_bsbf.SjfBsbf`, same meaning
+        (``mix_idle=False``: the round gets no idle GPUs).
+    sub_batch
+        ``"benefit"`` (every option) or ``"full"`` (only the full batch).
+    """
+
+    name = "exact-round"
+    preemptive = False
+    sharing = True
+
+    def __init__(
+        self,
+        solver: str = "cpsat",
+        time_limit: float | None = 10.0,
+        seed: int = 0,
+        num_workers: int = 1,
+        milp_backend: str = "highs",
+        threshold: float = 0.0,
+        max_partners: int | None = None,
+        retune: bool = False,
+        wait_aware: bool = False,
+        mix_idle: bool = True,
+        sub_batch: str = "benefit",
+    ) -> None:
+        if solver not in SOLVERS:
+            raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
+        if sub_batch not in ("benefit", "full"):
+            raise ValueError("exact-round supports sub_batch 'benefit' or 'full'")
+        if milp_backend not in ("highs", "cbc"):
+            raise ValueError("milp_backend must be 'highs' or 'cbc'")
+        self.solver = solver
+        self.time_limit = time_limit
+        self.seed = seed
+        self.num_workers = num_workers
+        self.milp_backend = milp_backend
+        #: The greedy: the estimator of the benefit table and the comparator.
+        self.estimator = SjfBsbf(
+            threshold=threshold,
+            max_partners=max_partners,
+            retune=retune,
+            wait_aware=wait_aware,
+            sub_batch=sub_batch,
+            mix_idle=mix_idle,
+        )
+        self._outcomes: Counter[str] = Counter()
+        self._accumulation: Counter[int] = Counter()
+        self._status: Counter[str] = Counter()
+        self._fallbacks = 0
+        #: One record per round solved: time, size, status, runtime, greedy and applied ("exact")
+        #: objectives, the solver's own re-scored objective, gap, tolerance, greedy feasibility.
+        self.round_log: list[dict[str, Any]] = []
+
+    def decide(self, view: ClusterView) -> Decision:
+        """SJF pass on idle GPUs, then the exact sharing round."""
+        board = Board.from_view(view)
+        retunes = self.estimator._retunes_now(view, board) if self.estimator.retune else ()
+        left = []
+        for job_id in sjf_order(view):
+            placement = place_on_free(board.free_by_node(), view.job(job_id).gpus)
+            if placement is None:
+                left.append(job_id)
+                continue
+            board.start(job_id, placement, 1)
+            self._outcomes["alone"] += 1
+        hosts = board.hosts()
+        if left and not hosts:
+            self._outcomes["wait_no_host"] += len(left)
+        if left and hosts:
+            problem = round_problem(view, board, left, self.estimator)
+            assignment = self._solve_round(view.time, problem)
+            idle = board.idle()
+            for share in assignment.shares:
+                gpus = idle[: share.idle]
+                idle = idle[share.idle :]
+                for host, taken in share.hosts:
+                    gpus = gpus + list(hosts[host].gpus[:taken])
+                board.start(share.job, tuple(sorted(gpus)), share.accumulation)
+                self._outcomes["share"] += 1
+                self._accumulation[share.accumulation] += 1
+            self._outcomes["wait"] += len(left) - len(assignment.shares)
+        return Decision(tuple(board.starts), retunes=retunes)
+
+    def _solve_round(self, now: float, problem: RoundProblem) -> RoundAssignment:
+        greedy = greedy_round(problem)
+        greedy_score = greedy.score(problem)
+        result = solve(
+            problem,
+            self.solver,
+            time_limit=self.time_limit,
+            seed=self.seed,
+            num_workers=self.num_workers,
+            milp_backend=self.milp_backend,
+            hint=greedy,
+        )
+        self._status[result.status.value] += 1
+        chosen = greedy
+        exact_score = greedy_score
+        if result.solution is not None and result.objective is not None:
+            proven = result.status is SolveStatus.OPTIMAL
+            if proven or result.objective >= greedy_score:
+                chosen = result.solution
+                exact_score = result.objective
+        if chosen is greedy and greedy.shares:
+            self._fallbacks += 1
+        self.round_log.append(
+            {
+                "time": now,
+                "jobs": len(problem.jobs),
+                "hosts": len(problem.hosts),
+                "idle": problem.idle,
+                "status": result.status.value,
+                "runtime_s": result.runtime_s,
+                "greedy": greedy_score,
+                "exact": exact_score,
+                "solver_objective": result.objective,
+                "gap": exact_score - greedy_score,
+                "tolerance": _tolerance(problem),
+                "greedy_feasible": not violations(problem, greedy),
+            }
+        )
+        return chosen
+
+    def stats(self) -> dict[str, Any]:
+        """Outcomes, solver statuses, exact-vs-greedy gaps and the per-round log."""
+        gaps = [r["gap"] for r in self.round_log]
+        better = sum(1 for r in self.round_log if r["gap"] > r["tolerance"])
+        return {
+            "outcomes": dict(self._outcomes),
+            "share_accumulation": dict(sorted(self._accumulation.items())),
+            "retunes": self.estimator.stats()["retunes"],
+            "rounds": len(self.round_log),
+            "solver_status": dict(self._status),
+            "greedy_fallbacks": self._fallbacks,
+            "solve_time_s": sum(r["runtime_s"] for r in self.round_log),
+            "gap_mean": sum(gaps) / len(gaps) if gaps else 0.0,
+            "gap_max": max(gaps, default=0.0),
+            "exact_better": better,
+            "round_log": list(self.round_log),
+        }

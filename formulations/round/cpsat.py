@@ -1,0 +1,201 @@
+"""The round model in OR-Tools CP-SAT (snake_case API), the same model as :mod:`.milp`.
+
+Built as variables, one function per constraint family, objective (docs/formulations.md §2).
+Reproducible: a fixed ``random_seed`` and ``num_workers``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from formulations.result import SolveStatus
+from formulations.round.assignment import RoundAssignment
+from formulations.round.backend import RawSolve, decode, hint_values
+from formulations.round.preprocess import RoundData
+
+
+@dataclass
+class CpVars:
+    """The model's variables (see :class:`formulations.round.milp.MilpVars`)."""
+
+    x: dict[int, cp_model.IntVar]
+    y: dict[int, cp_model.IntVar]
+    n: dict[int, cp_model.IntVar]
+    i: dict[int, cp_model.IntVar]
+
+
+def add_variables(model: cp_model.CpModel, data: RoundData) -> CpVars:
+    """x, y (Booleans), n, i (integers) with their domains."""
+    x = {p: model.new_bool_var(f"x_{p}") for p in range(len(data.pairs))}
+    y = {c: model.new_bool_var(f"y_{c}") for c in range(len(data.candidates))}
+    n = {
+        c: y[c] if cand.host_gpus == 1 else model.new_int_var(0, cand.host_gpus, f"n_{c}")
+        for c, cand in enumerate(data.candidates)
+    }
+    i = {p: model.new_int_var(0, pair.max_idle, f"i_{p}") for p, pair in enumerate(data.pairs)}
+    return CpVars(x, y, n, i)
+
+
+def add_one_option(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """Each job shares with at most one option (else it waits)."""
+    for pairs in data.pairs_of_job.values():
+        if len(pairs) > 1:
+            model.add_at_most_one(v.x[p] for p in pairs)
+
+
+def add_link(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """A host is used only with the option chosen: y ⇒ x."""
+    for p, pair in enumerate(data.pairs):
+        for c in pair.candidates:
+            model.add_implication(v.y[c], v.x[p])
+
+
+def add_gpu_take(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """A used host gives 1 to all of its GPUs (n ≥ 1 if y), an unused one none (n = 0 if ¬y)."""
+    for c, cand in enumerate(data.candidates):
+        if cand.host_gpus > 1:
+            model.add(v.n[c] >= 1).only_enforce_if(v.y[c])
+            model.add(v.n[c] == 0).only_enforce_if(~v.y[c])
+
+
+def add_exact_gpus(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """A sharing job gets exactly G_a GPUs: Σ n + i = G_a·x."""
+    for p, pair in enumerate(data.pairs):
+        model.add(sum(v.n[c] for c in pair.candidates) + v.i[p] == pair.gpus * v.x[p])
+
+
+def add_host_capacity(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """A host takes at most one sharer."""
+    for cands in data.candidates_of_host.values():
+        if len(cands) > 1:
+            model.add_at_most_one(v.y[c] for c in cands)
+
+
+def add_idle_capacity(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """Idle GPUs are not over-used."""
+    if data.pairs:
+        model.add(sum(v.i.values()) <= data.problem.idle)
+
+
+def add_max_partners(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """At most ``max_partners`` hosts per job: Σ y ≤ P·x."""
+    limit = data.problem.max_partners
+    if limit is None:
+        return
+    for p, pair in enumerate(data.pairs):
+        if len(pair.candidates) > limit:
+            model.add(sum(v.y[c] for c in pair.candidates) <= limit * v.x[p])
+
+
+def add_threshold(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """A sharing job's integer score exceeds the threshold: Σ coef·y ≥ need if x."""
+    need = data.threshold_coef
+    if need is None:
+        return
+    for p, pair in enumerate(data.pairs):
+        score = sum(data.candidates[c].coef * v.y[c] for c in pair.candidates)
+        model.add(score >= need).only_enforce_if(v.x[p])
+
+
+def set_objective(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
+    """Maximize Σ coef·y (the summed pair benefits in integer units)."""
+    model.maximize(sum(cand.coef * v.y[c] for c, cand in enumerate(data.candidates)))
+
+
+CONSTRAINTS = (
+    add_one_option,
+    add_link,
+    add_gpu_take,
+    add_exact_gpus,
+    add_host_capacity,
+    add_idle_capacity,
+    add_max_partners,
+    add_threshold,
+)
+
+
+def build(data: RoundData) -> tuple[cp_model.CpModel, CpVars]:
+    """The CP-SAT model: variables, constraint families, objective."""
+    model = cp_model.CpModel()
+    v = add_variables(model, data)
+    for family in CONSTRAINTS:
+        family(model, data, v)
+    set_objective(model, data, v)
+    return model, v
+
+
+def add_hint(model: cp_model.CpModel, data: RoundData, v: CpVars, hint: RoundAssignment) -> None:
+    """Give CP-SAT a known assignment as its first solution hint."""
+    x, y, n, i = hint_values(data, hint)
+    for p, value in x.items():
+        model.add_hint(v.x[p], value)
+        model.add_hint(v.i[p], i[p])
+    for c, value in y.items():
+        model.add_hint(v.y[c], value)
+        if data.candidates[c].host_gpus > 1:
+            model.add_hint(v.n[c], n[c])
+
+
+_STATUS = {
+    cp_model.OPTIMAL: SolveStatus.OPTIMAL,
+    cp_model.FEASIBLE: SolveStatus.FEASIBLE,
+    cp_model.INFEASIBLE: SolveStatus.INFEASIBLE,
+}
+
+
+def solve_cpsat(
+    data: RoundData,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    num_workers: int = 1,
+    hint: RoundAssignment | None = None,
+) -> RawSolve:
+    """Build and solve the CP-SAT model.
+
+    Parameters
+    ----------
+    data
+        Preprocessed round problem.
+    time_limit
+        Seconds (``None``: none).
+    seed
+        ``random_seed``.
+    num_workers
+        Search workers (1 or a fixed small number, for reproducibility).
+    hint
+        A known assignment given as a solution hint.
+    """
+    model, v = build(data)
+    if hint is not None:
+        add_hint(model, data, v, hint)
+    solver = cp_model.CpSolver()
+    solver.parameters.random_seed = seed
+    solver.parameters.num_workers = num_workers
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = time_limit
+    start = time.perf_counter()
+    code = solver.solve(model)
+    runtime = time.perf_counter() - start
+    status = _STATUS.get(code)
+    if status is None:
+        status = SolveStatus.TIME_LIMIT if code == cp_model.UNKNOWN else SolveStatus.UNKNOWN
+    info = {
+        "solver_status": solver.status_name(code),
+        "variables": len(model.proto.variables),
+        "constraints": len(model.proto.constraints),
+        "num_workers": num_workers,
+    }
+    if not status.has_solution:
+        return RawSolve(status, None, None, runtime, info)
+    assignment = decode(
+        data,
+        chosen=lambda p: solver.boolean_value(v.x[p]),
+        used=lambda c: solver.boolean_value(v.y[c]),
+        taken=lambda c: int(solver.value(v.n[c])),
+        idle=lambda p: int(solver.value(v.i[p])),
+    )
+    return RawSolve(status, assignment, float(solver.best_objective_bound), runtime, info)
