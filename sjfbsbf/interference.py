@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from sjfbsbf.model import Job
 from sjfbsbf.perf import ModelProfile, memory_gb
 
@@ -86,7 +89,13 @@ class ContentionModel:
 
     def slowdown(self, victim: Occupant, other: Occupant) -> float:
         """Slowdown of ``victim`` next to ``other``."""
-        return (1.0 + self.eps) * (1.0 + self.kappa * victim.sensitivity * other.pressure)
+        return float(self.slowdowns(victim.sensitivity, other.pressure))
+
+    def slowdowns(self, sensitivity: ArrayLike, pressure: ArrayLike) -> np.ndarray:
+        """Vectorised slowdowns from victim sensitivities and co-runner pressures."""
+        return (1.0 + self.eps) * (
+            1.0 + self.kappa * np.asarray(sensitivity) * np.asarray(pressure)
+        )
 
 
 def time_slicing() -> ContentionModel:

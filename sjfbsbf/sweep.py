@@ -51,10 +51,15 @@ from sjfbsbf.simulator import simulate
 from sjfbsbf.workloads.gavel import (
     GavelThroughputs,
     load_gavel_trace,
-    load_gavel_trace_report,
     load_throughputs,
+    slice_trace,
 )
-from sjfbsbf.workloads.generators import WorkloadSpec, generate, testbed_workload
+from sjfbsbf.workloads.generators import (
+    WorkloadSpec,
+    generate,
+    offered_load,
+    testbed_workload,
+)
 
 _SIM_KEYS = {"dt", "interval", "restart_overhead", "interference"}
 
@@ -197,25 +202,30 @@ def _throughputs(path: str) -> GavelThroughputs:
 
 
 def _gavel(params: dict[str, Any], seed: int) -> Instance:
-    """A Gavel/Philly trace on a cluster sized for ``target_load`` (default 0.75).
+    """A Gavel/Philly trace (optionally its ``first`` N jobs) on a cluster sized for
+    ``target_load`` (default 0.75).
 
-    The cluster gets the fewest whole nodes whose offered load (GPU-time ÷ GPUs × arrival span)
-    is at most ``target_load``; jobs larger than it are capped to its size (see LoadReport).
-    The seed does not change a trace: sweep over ``trace`` files instead.
+    The cluster gets the fewest whole nodes whose offered load (exclusive GPU-time ÷ GPUs ×
+    arrival span) is at most ``target_load``; jobs larger than it are capped to its size
+    (:class:`~sjfbsbf.workloads.gavel.LoadReport` counts them). The seed does not change a
+    trace: sweep over ``trace`` files instead.
     """
     del seed
     table = _throughputs(str(params.get("throughputs", DEFAULT_THROUGHPUTS)))
     per_node = int(params.get("gpus_per_node", 8))
     mode = str(params.get("mode", "catalog"))
     path = str(params["trace"])
-    probe = Cluster(nodes=1024, gpus_per_node=per_node)
-    _, report = load_gavel_trace_report(path, table, cluster=probe, mode=mode)  # type: ignore[arg-type]
+    first = params.get("first")
+    mem = float(params.get("gpu_mem_gb", 12.0))
+
+    def load(cluster: Cluster) -> Instance:
+        instance = load_gavel_trace(path, table, cluster=cluster, mode=mode)  # type: ignore[arg-type]
+        return instance if first is None else slice_trace(instance, first=int(first))
+
+    probe = load(Cluster(nodes=1024, gpus_per_node=per_node, gpu_mem_gb=mem))
     target = float(params.get("target_load", 0.75))
-    nodes = max(1, math.ceil(report.offered_gpu_s / (report.span_s * target * per_node)))
-    cluster = Cluster(
-        nodes=nodes, gpus_per_node=per_node, gpu_mem_gb=float(params.get("gpu_mem_gb", 12.0))
-    )
-    return load_gavel_trace(path, table, cluster=cluster, mode=mode)  # type: ignore[arg-type]
+    nodes = max(1, math.ceil(offered_load(probe, per_node) / target))
+    return load(Cluster(nodes=nodes, gpus_per_node=per_node, gpu_mem_gb=mem))
 
 
 def _file(params: dict[str, Any], seed: int) -> Instance:

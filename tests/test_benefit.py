@@ -86,3 +86,27 @@ def test_best_sharing_start_is_now_or_when_partner_ends(
     for left, mid, right in zip(values, values[1:], values[2:], strict=False):
         assert mid >= (left + right) / 2 - 1e-7 * max(1.0, mid)
     assert now == pytest.approx(share_times(t_sub, t_b, xi_a, xi_b).total)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    t_a=times,
+    stretch=st.floats(1.0, 2.0),
+    t_b=times,
+    xi_a=slowdowns,
+    xi_b=slowdowns,
+    elapsed=st.floats(0.0, 1.0),
+    retune=st.booleans(),
+)
+def test_benefit_never_grows_while_only_time_passes(
+    t_a: float, stretch: float, t_b: float, xi_a: float, xi_b: float, elapsed: float, retune: bool
+) -> None:
+    """While the host runs alone (T_b shrinks) and the pending job waits (T_a fixed), the pair
+    benefit (paper estimate, W = T_b) is non-increasing: what lets sjf-bsbf skip a decision when
+    only time moved since a decision that changed nothing (docs/model.md §6)."""
+    t_sub = t_a * stretch
+    now = pair_benefit(t_a, t_sub, t_b, xi_a, xi_b, retune=retune)
+    later = pair_benefit(t_a, t_sub, t_b * (1.0 - elapsed), xi_a, xi_b, retune=retune)
+    # A positive benefit only shrinks; a non-positive one stays non-positive (it may rise
+    # towards −(T_a' − T_a) ≤ 0 when 2 − 2ξ_b + ξ_b/ξ_a < 0).
+    assert later <= max(now, 0.0) + 1e-9 * max(1.0, t_a, t_b)

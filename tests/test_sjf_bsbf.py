@@ -14,7 +14,7 @@ import pytest
 
 from sjfbsbf.interference import ContentionModel, mps
 from sjfbsbf.model import Cluster, Instance, Job
-from sjfbsbf.policies import make_policy
+from sjfbsbf.policies import SjfBsbf, make_policy
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.result import SimResult
 from sjfbsbf.simulator import simulate
@@ -279,3 +279,21 @@ def test_mix_idle_off_shares_only_on_host_gpus() -> None:
     assert row(alone, 2)["start"] == 6.0
     assert row(alone, 1)["partners"] == "0;2"
     assert row(mixed, 2)["start"] > 6.0
+
+
+class NoSkip(SjfBsbf):
+    """sjf-bsbf that recomputes every decision (reference for the unchanged-epoch shortcut)."""
+
+    def decide(self, view):  # type: ignore[no-untyped-def]
+        return self._decide(view)
+
+
+@pytest.mark.parametrize("options", [{}, {"retune": True}, {"sub_batch": "largest"}])
+def test_skipping_unchanged_decisions_changes_nothing(options: dict[str, object]) -> None:
+    """The shortcut (return at once when only time moved since a decision that changed
+    nothing) gives exactly the schedules of recomputing every decision."""
+    for instance in seeded_instances()[:4]:
+        fast = simulate(instance, SjfBsbf(**options))  # type: ignore[arg-type]
+        slow = simulate(instance, NoSkip(**options))  # type: ignore[arg-type]
+        pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
+        assert fast.stats["skipped_unchanged"] > 0

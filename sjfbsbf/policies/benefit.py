@@ -19,36 +19,47 @@ T_a / T_a' (its remaining work is the same, each step is faster).
 
 ``benefit = (C_a + C_b)_wait − (C_a + C_b)_share``: positive means sharing now lowers the pair's
 total (hence average) completion time.
+
+Every function accepts floats or numpy arrays (host-wise vectors) for ``t_b``, ``xi_a``,
+``xi_b``: the greedy evaluates all hosts of a pending job at once with the same formulas.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+Number = float | np.ndarray
+
 
 @dataclass(frozen=True, slots=True)
 class PairTimes:
     """Completion times (s from now) of the pending job a and its host b."""
 
-    c_a: float
-    c_b: float
+    c_a: Number
+    c_b: Number
 
     @property
-    def total(self) -> float:
+    def total(self) -> Number:
         """C_a + C_b."""
         return self.c_a + self.c_b
 
 
-def wait_times(t_a: float, t_b: float, wait: float | None = None) -> PairTimes:
+def _out(value: np.ndarray) -> Number:
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def wait_times(t_a: float, t_b: Number, wait: Number | None = None) -> PairTimes:
     """Completion times if a waits ``wait`` (default: until b ends, T_b) then runs alone."""
     return PairTimes(c_a=(t_b if wait is None else wait) + t_a, c_b=t_b)
 
 
 def share_times(
     t_a_sub: float,
-    t_b: float,
-    xi_a: float,
-    xi_b: float,
+    t_b: Number,
+    xi_a: Number,
+    xi_b: Number,
     *,
     t_a_full: float | None = None,
     retune: bool = False,
@@ -68,27 +79,31 @@ def share_times(
     retune
         a returns to the full batch once b has left.
     """
-    if xi_b * t_b <= xi_a * t_a_sub:
-        c_b = xi_b * t_b
-        tail = t_a_sub - xi_b * t_b / xi_a
-        if retune:
-            assert t_a_full is not None, "retune needs t_a_full"
-            tail *= t_a_full / t_a_sub
-        return PairTimes(c_a=c_b + tail, c_b=c_b)
-    c_a = xi_a * t_a_sub
-    return PairTimes(c_a=c_a, c_b=c_a + t_b - c_a / xi_b)
+    t_b, xi_a, xi_b = np.asarray(t_b, float), np.asarray(xi_a, float), np.asarray(xi_b, float)
+    b_first = xi_b * t_b <= xi_a * t_a_sub
+    # b ends first: C_b = ξ_b T_b, a's solo tail T_a' − ξ_b T_b / ξ_a (× T_a/T_a' if retuned).
+    b_end = xi_b * t_b
+    tail = t_a_sub - b_end / xi_a
+    if retune:
+        assert t_a_full is not None, "retune needs t_a_full"
+        tail = tail * (t_a_full / t_a_sub)
+    # a ends first: C_a = ξ_a T_a', b's solo tail T_b − ξ_a T_a' / ξ_b.
+    a_end = xi_a * t_a_sub
+    c_a = np.where(b_first, b_end + tail, a_end)
+    c_b = np.where(b_first, b_end, a_end + t_b - a_end / xi_b)
+    return PairTimes(c_a=_out(c_a), c_b=_out(c_b))
 
 
 def pair_benefit(
     t_a: float,
     t_a_sub: float,
-    t_b: float,
-    xi_a: float,
-    xi_b: float,
+    t_b: Number,
+    xi_a: Number,
+    xi_b: Number,
     *,
-    wait: float | None = None,
+    wait: Number | None = None,
     retune: bool = False,
-) -> float:
+) -> Number:
     """Sharing benefit: total completion time waiting minus total completion time sharing.
 
     Parameters
@@ -98,9 +113,9 @@ def pair_benefit(
     t_a_sub
         a's exclusive time at the sub-batch tried.
     t_b
-        Host b's exclusive remaining time.
+        Host b's exclusive remaining time (a float, or an array over hosts).
     xi_a, xi_b
-        Slowdowns of a and b while sharing.
+        Slowdowns of a and b while sharing (floats or arrays).
     wait
         How long a would wait before running alone (default T_b: the paper's estimate).
     retune
@@ -110,8 +125,8 @@ def pair_benefit(
     --------
     Equal lengths T and ξ = 1.9 each: sharing costs 3.8·T, waiting 3·T.
 
-    >>> pair_benefit(1.0, 1.0, 1.0, 1.9, 1.9)
-    -0.7999999999999998
+    >>> round(pair_benefit(1.0, 1.0, 1.0, 1.9, 1.9), 12)
+    -0.8
     """
     shared = share_times(t_a_sub, t_b, xi_a, xi_b, t_a_full=t_a, retune=retune)
     return wait_times(t_a, t_b, wait).total - shared.total
@@ -131,4 +146,4 @@ def total_completion_delayed_start(
     rest = share_times(t_a_sub, t_b - start, xi_a, xi_b)
     if start == t_b:
         return 2.0 * t_b + t_a_sub
-    return 2.0 * start + rest.total
+    return float(2.0 * start + rest.total)

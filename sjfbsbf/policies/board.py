@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from sjfbsbf.decision import Start
 from sjfbsbf.interference import Occupant
 from sjfbsbf.state import ClusterView
@@ -34,6 +36,19 @@ class HostInfo:
     room: float
     occupant: Occupant
     remaining: float
+
+
+@dataclass(frozen=True, slots=True)
+class HostTable:
+    """The host candidates of :meth:`Board.hosts` as parallel arrays (for vectorised estimates)."""
+
+    ids: np.ndarray
+    infos: tuple[HostInfo, ...]
+    gpu_count: np.ndarray
+    room: np.ndarray
+    remaining: np.ndarray
+    sensitivity: np.ndarray
+    pressure: np.ndarray
 
 
 class Board:
@@ -62,6 +77,7 @@ class Board:
         self.starts: list[Start] = []
         self._idle = {g for g, r in enumerate(self.residents) if not r}
         self._hosts: dict[int, HostInfo | None] = {}
+        self._table: HostTable | None = None
         for job_id in view.running():
             placement = view.placement(job_id)
             assert placement is not None
@@ -118,8 +134,26 @@ class Board:
             out[job_id] = info
         return out
 
+    def host_table(self) -> HostTable:
+        """:meth:`hosts` as arrays, ordered by host id; cached until the board changes."""
+        if self._table is None:
+            hosts = self.hosts()
+            ids = sorted(hosts)
+            infos = tuple(hosts[h] for h in ids)
+            self._table = HostTable(
+                ids=np.array(ids, dtype=np.int64),
+                infos=infos,
+                gpu_count=np.array([len(i.gpus) for i in infos], dtype=np.int64),
+                room=np.array([i.room for i in infos], dtype=float),
+                remaining=np.array([i.remaining for i in infos], dtype=float),
+                sensitivity=np.array([i.occupant.sensitivity for i in infos], dtype=float),
+                pressure=np.array([i.occupant.pressure for i in infos], dtype=float),
+            )
+        return self._table
+
     def start(self, job_id: int, gpus: tuple[int, ...], accumulation: int) -> None:
         """Record a start and update occupancy and host candidates."""
+        self._table = None
         gpus = tuple(sorted(gpus))
         mem = self.view.memory_gb(job_id, accumulation)
         for g in gpus:
@@ -136,6 +170,7 @@ class Board:
 
     def retune(self, job_id: int, accumulation: int) -> None:
         """Record that a running job changes its accumulation factor."""
+        self._table = None
         delta = self.view.memory_gb(job_id, accumulation) - self.view.memory_gb(
             job_id, self.accumulation[job_id]
         )

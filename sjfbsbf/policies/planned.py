@@ -164,8 +164,9 @@ class Planned:
                 reason = "the job is not pending (already running or finished)"
             raise PlanError(f"{where} is infeasible: {reason}")
         if len(entry.gpus) != job.gpus:
-            raise PlanError(f"{where} is infeasible: it needs {job.gpus} GPUs, plan gives "
-                            f"{len(entry.gpus)}")
+            raise PlanError(
+                f"{where} is infeasible: it needs {job.gpus} GPUs, plan gives {len(entry.gpus)}"
+            )
         options = view.accumulation_options(job_id)
         if entry.accumulation not in options:
             raise PlanError(
@@ -178,9 +179,7 @@ class Planned:
             if not 0 <= g < view.cluster.num_gpus:
                 raise PlanError(f"{where} is infeasible: unknown GPU {g}")
             if len(residents[g]) >= 2:
-                raise PlanError(
-                    f"{where} is infeasible: GPU {g} already holds jobs {residents[g]}"
-                )
+                raise PlanError(f"{where} is infeasible: GPU {g} already holds jobs {residents[g]}")
             if memory[g] + mem > capacity + MEMORY_TOLERANCE_GB:
                 raise PlanError(
                     f"{where} is infeasible: GPU {g} memory overflow "

@@ -15,10 +15,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from sjfbsbf.decision import Decision
 from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.interference import ContentionModel, Occupant
 from sjfbsbf.policies.benefit import pair_benefit
-from sjfbsbf.policies.board import Board, HostInfo
+from sjfbsbf.policies.board import Board, HostInfo, HostTable
 from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.state import ClusterView
@@ -97,12 +100,31 @@ class SjfBsbf:
         self._outcomes: Counter[str] = Counter()
         self._accumulation: Counter[int] = Counter()
         self._retunes = 0
+        self._quiet_epoch: int | None = None  # epoch of the last decision that changed nothing
+        self._skipped = 0
+        # job id -> (T_a, [(s, memory, occupant, T_a')]): a waiting job has not progressed
+        # (the policy never preempts), so these stay valid while it waits.
+        self._pending_facts: dict[int, tuple[float, list[tuple[int, float, Occupant, float]]]] = {}
         #: (time, summed benefit of the shares started) of every decision that shared.
         self.rounds: list[tuple[float, float]] = []
 
     # -- the decision ---------------------------------------------------------------------------
     def decide(self, view: ClusterView) -> Decision:
-        """Start alone what fits on idle GPUs; share where the estimated benefit is positive."""
+        """Start alone what fits on idle GPUs; share where the estimated benefit is positive.
+
+        If the last decision changed nothing and only time has passed since (same epoch), the
+        answer is again "nothing" and is returned at once: every pair benefit is non-increasing
+        while the host runs alone and the pending job waits (docs/model.md §6). This does not
+        hold for the wait-aware estimate, which is always recomputed.
+        """
+        if not self.wait_aware and view.epoch == self._quiet_epoch:
+            self._skipped += 1
+            return Decision()
+        decision = self._decide(view)
+        self._quiet_epoch = view.epoch if decision.empty else None
+        return decision
+
+    def _decide(self, view: ClusterView) -> Decision:
         board = Board.from_view(view)
         retunes = self._retunes_now(view, board) if self.retune else ()
         round_score = 0.0
@@ -111,12 +133,14 @@ class SjfBsbf:
             placement = place_on_free(board.free_by_node(), view.job(job_id).gpus)
             if placement is not None:
                 board.start(job_id, placement, 1)
+                self._pending_facts.pop(job_id, None)
                 self._outcomes["alone"] += 1
                 continue
             plan = self.best_plan(view, board, job_id)
             if plan is None:
                 continue
             board.start(job_id, plan.gpus, plan.accumulation)
+            self._pending_facts.pop(job_id, None)
             self._outcomes["share"] += 1
             if plan.idle_used:
                 self._outcomes["share_with_idle_gpus"] += 1
@@ -133,8 +157,8 @@ class SjfBsbf:
         Records why a job waits: no host at all, no memory-feasible option, or no plan whose
         benefit clears the threshold.
         """
-        hosts = board.hosts()
-        if not hosts:
+        table = board.host_table()
+        if not len(table.ids):
             self._outcomes["wait_no_host"] += 1
             return None
         gpus_needed = view.job(job_id).gpus
@@ -142,22 +166,25 @@ class SjfBsbf:
         wait: float | None = None
         if self.wait_aware:
             wait = self.waiting_time(view, board, gpus_needed)
-        t_full = view.remaining_exclusive(job_id, 1)
+        t_full, facts = self._facts(view, job_id)
         best: SharePlan | None = None
         any_fit = False
-        for s in self._options(view, job_id):
-            mem = view.memory_gb(job_id, s)
-            fitting = {
-                h: info for h, info in hosts.items() if info.room + MEMORY_TOLERANCE_GB >= mem
-            }
-            if not fitting:
+        for s, memory, occ_a, t_sub in facts:
+            fits = table.room + MEMORY_TOLERANCE_GB >= memory
+            if not fits.any():
                 continue
             any_fit = True
-            if len(idle) + sum(len(info.gpus) for info in fitting.values()) < gpus_needed:
-                plan = None  # not enough GPUs beside hosts that fit, whatever the benefit
-            else:
-                options = self.host_options(view, job_id, s, fitting, t_full, wait)
-                plan = build_plan(job_id, s, idle, options, gpus_needed, self.max_partners)
+            plan = None
+            # Enough GPUs beside the hosts that fit at all? (Else no benefit can help.)
+            if len(idle) + int(table.gpu_count[fits].sum()) >= gpus_needed:
+                benefit = self._benefits(view, occ_a, table, t_full, t_sub, wait)
+                positive = np.flatnonzero(fits & (benefit > 0))
+                if len(idle) + int(table.gpu_count[positive].sum()) >= gpus_needed:
+                    options = [
+                        HostOption(int(table.ids[k]), float(benefit[k]), table.infos[k].gpus)
+                        for k in positive
+                    ]
+                    plan = build_plan(job_id, s, idle, options, gpus_needed, self.max_partners)
             if self.sub_batch == "largest":
                 best = plan
                 break
@@ -170,6 +197,48 @@ class SjfBsbf:
     def _options(self, view: ClusterView, job_id: int) -> list[int]:
         options = sorted(view.accumulation_options(job_id))
         return options[:1] if self.sub_batch == "full" else options
+
+    def _facts(
+        self, view: ClusterView, job_id: int
+    ) -> tuple[float, list[tuple[int, float, Occupant, float]]]:
+        """T_a and, per option s: memory, occupant and T_a' of a waiting job (cached)."""
+        facts = self._pending_facts.get(job_id)
+        if facts is None:
+            facts = (
+                view.remaining_exclusive(job_id, 1),
+                [
+                    (
+                        s,
+                        view.memory_gb(job_id, s),
+                        view.occupant(job_id, s),
+                        view.remaining_exclusive(job_id, s),
+                    )
+                    for s in self._options(view, job_id)
+                ],
+            )
+            self._pending_facts[job_id] = facts
+        return facts
+
+    def _benefits(
+        self,
+        view: ClusterView,
+        occ_a: Occupant,
+        table: HostTable,
+        t_full: float,
+        t_sub: float,
+        wait: float | None,
+    ) -> np.ndarray:
+        """Pair benefit of a waiting job (as ``occ_a``) beside every host of ``table``."""
+        model = view.interference
+        if isinstance(model, ContentionModel):
+            xi_a = model.slowdowns(occ_a.sensitivity, table.pressure)
+            xi_b = model.slowdowns(table.sensitivity, occ_a.pressure)
+        else:
+            xi_a = np.array([model.slowdown(occ_a, i.occupant) for i in table.infos])
+            xi_b = np.array([model.slowdown(i.occupant, occ_a) for i in table.infos])
+        return np.asarray(
+            pair_benefit(t_full, t_sub, table.remaining, xi_a, xi_b, wait=wait, retune=self.retune)
+        )
 
     def host_options(
         self,
@@ -191,7 +260,7 @@ class SjfBsbf:
             benefit = pair_benefit(
                 t_full, t_sub, info.remaining, xi_a, xi_b, wait=wait, retune=self.retune
             )
-            found.append(HostOption(host, benefit, info.gpus))
+            found.append(HostOption(host, float(benefit), info.gpus))
         return found
 
     @staticmethod
@@ -226,6 +295,7 @@ class SjfBsbf:
             "share_accumulation": dict(sorted(self._accumulation.items())),
             "retunes": self._retunes,
             "sharing_rounds": len(self.rounds),
+            "skipped_unchanged": self._skipped,
         }
 
 

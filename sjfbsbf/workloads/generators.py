@@ -115,9 +115,22 @@ def generate(spec: WorkloadSpec, rng: np.random.Generator) -> Instance:
 
 
 def _full_duration(instance: Instance, job: Job) -> float:
+    if job.duration is not None:
+        return job.duration
     catalog = get_catalog(instance.catalog)
     assert job.model is not None
     return exclusive_duration(job, catalog[job.model], instance.cluster)
+
+
+def offered_load(instance: Instance, num_gpus: int | None = None) -> float:
+    """Offered GPU-time (exclusive, full batch) ÷ (GPUs × span of arrivals).
+
+    ``num_gpus`` defaults to the instance's cluster; ``inf`` if every job arrives at once.
+    """
+    gpu_time = sum(j.gpus * _full_duration(instance, j) for j in instance.jobs)
+    span = instance.jobs[-1].arrival - instance.jobs[0].arrival
+    gpus = instance.cluster.num_gpus if num_gpus is None else num_gpus
+    return gpu_time / (gpus * span) if span > 0 else float("inf")
 
 
 def default_workload(seed: int = 0, **overrides: object) -> Instance:
