@@ -34,22 +34,22 @@ count on the fewest nodes, so its exclusive duration matches the trace's (to one
 
 from __future__ import annotations
 
-import ast
-import json
 import math
 import os
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Literal
 
 from sjfbsbf.catalog import DEFAULT_BATCH, get_catalog
 from sjfbsbf.errors import InstanceError
 from sjfbsbf.interference_table import GavelThroughputs, split_job_type
 from sjfbsbf.model import Cluster, Instance, Job
 from sjfbsbf.perf import exclusive_duration
+from sjfbsbf.workloads.gavel_table import load_throughputs, throughputs_from_dict
+from sjfbsbf.workloads.transform import slice_trace
 
 __all__ = [
     "CATALOG_ALIASES",
@@ -118,109 +118,6 @@ CATALOG_ALIASES: Mapping[str, str] = MappingProxyType(
 )
 
 Mode = Literal["duration", "catalog"]
-
-
-# --- throughputs ------------------------------------------------------------------------------
-
-
-def _parse_key(text: str, source: str, where: str) -> tuple[str, int]:
-    try:
-        key = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        key = None
-    if (
-        not isinstance(key, tuple)
-        or len(key) != 2
-        or not isinstance(key[0], str)
-        or not isinstance(key[1], int)
-        or isinstance(key[1], bool)
-    ):
-        raise InstanceError(
-            f"key {text!r} is not a ('<job type>', <num_gpus>) tuple", source=source, row=where
-        )
-    return key[0], key[1]
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def throughputs_from_dict(data: Any, source: str = "<dict>") -> GavelThroughputs:
-    """Build the table from the parsed JSON of ``simulation_throughputs.json``.
-
-    Layout: ``{gpu_type: {"('<job type>', <num_gpus>)": {"null": solo_it_per_s,
-    "('<other job type>', <num_gpus>)": [this_it_per_s, other_it_per_s]}}}``. Only pairs of
-    single-GPU entries are kept (multi-GPU pairs are all ``[0, 0]``: never measured).
-
-    Raises
-    ------
-    InstanceError
-        Naming ``source`` and the entry, if the layout is not as above.
-    """
-    if not isinstance(data, dict):
-        raise InstanceError("the top level must be an object of GPU types", source=source)
-    solo: dict[str, dict[tuple[str, int], float]] = {}
-    colocated: dict[str, dict[tuple[str, str], tuple[float, float]]] = {}
-    for gpu_type, table in data.items():
-        if not isinstance(table, dict):
-            raise InstanceError("must be an object", source=source, row=gpu_type)
-        solo[gpu_type] = {}
-        colocated[gpu_type] = {}
-        for key_text, entry in table.items():
-            where = f"{gpu_type} {key_text}"
-            job_type, gpus = _parse_key(key_text, source, gpu_type)
-            if not isinstance(entry, dict) or "null" not in entry:
-                raise InstanceError(
-                    "must be an object with a 'null' entry", source=source, row=where
-                )
-            if not _number(entry["null"]) or entry["null"] < 0:
-                raise InstanceError(
-                    "solo throughput must be a non-negative number",
-                    source=source,
-                    row=where,
-                    field="null",
-                )
-            solo[gpu_type][(job_type, gpus)] = float(entry["null"])
-            for other_text, values in entry.items():
-                if other_text == "null":
-                    continue
-                other, other_gpus = _parse_key(other_text, source, where)
-                if (
-                    not isinstance(values, list)
-                    or len(values) != 2
-                    or not all(_number(v) and v >= 0 for v in values)
-                ):
-                    raise InstanceError(
-                        "must be a list of two non-negative throughputs",
-                        source=source,
-                        row=where,
-                        field=other_text,
-                    )
-                if gpus == 1 and other_gpus == 1:
-                    colocated[gpu_type][(job_type, other)] = (float(values[0]), float(values[1]))
-    return GavelThroughputs(solo=solo, colocated=colocated, source=source)
-
-
-def load_throughputs(path: str | os.PathLike[str]) -> GavelThroughputs:
-    """Read Gavel's ``simulation_throughputs.json`` (keys are Python tuple strings).
-
-    Raises
-    ------
-    InstanceError
-        If the file cannot be read, is not JSON or does not have the expected layout.
-    """
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InstanceError(f"cannot read: {exc.strerror}", source=source) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InstanceError(
-            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", source=source
-        ) from None
-    return throughputs_from_dict(data, source=source)
 
 
 # --- traces -----------------------------------------------------------------------------------
@@ -550,56 +447,3 @@ def load_gavel_trace(
         mode=mode,
     )
     return instance
-
-
-def slice_trace(
-    instance: Instance,
-    *,
-    first: int | None = None,
-    start: float | None = None,
-    end: float | None = None,
-    rebase: bool = True,
-) -> Instance:
-    """A part of an instance: jobs arriving in ``[start, end)``, then the first ``first`` of them.
-
-    Jobs keep their ids (so they can be traced back to trace lines); order is by (arrival, id).
-
-    Parameters
-    ----------
-    instance
-        Any instance (e.g. from :func:`load_gavel_trace`).
-    first
-        Keep only the first this many jobs (after the window).
-    start, end
-        Arrival window in seconds, on the instance's time axis (``None``: unbounded).
-    rebase
-        Shift arrivals so the first kept job arrives at 0.
-
-    Raises
-    ------
-    ValueError
-        If ``first`` < 1, ``end`` <= ``start``, or no job is left.
-    """
-    if first is not None and first < 1:
-        raise ValueError(f"first must be a positive integer, got {first}")
-    if start is not None and end is not None and end <= start:
-        raise ValueError(f"need start < end, got [{start}, {end})")
-    jobs = [
-        j
-        for j in instance.jobs
-        if (start is None or j.arrival >= start) and (end is None or j.arrival < end)
-    ]
-    if first is not None:
-        jobs = jobs[:first]
-    if not jobs:
-        raise ValueError("no job left in the slice")
-    if rebase:
-        origin = jobs[0].arrival
-        jobs = [replace(j, arrival=j.arrival - origin) for j in jobs]
-    parts = []
-    if start is not None or end is not None:
-        parts.append(f"{'' if start is None else f'{start:g}'}:{'' if end is None else f'{end:g}'}")
-    if first is not None:
-        parts.append(f"first={first}")
-    name = f"{instance.name}[{','.join(parts)}]" if parts else instance.name
-    return Instance(instance.cluster, tuple(jobs), catalog=instance.catalog, name=name)
