@@ -78,6 +78,7 @@ class Board:
         self._idle = {g for g, r in enumerate(self.residents) if not r}
         self._hosts: dict[int, HostInfo | None] = {}
         self._table: HostTable | None = None
+        self._free_times: list[float] | None = None
         for job_id in view.running():
             placement = view.placement(job_id)
             assert placement is not None
@@ -151,9 +152,29 @@ class Board:
             )
         return self._table
 
+    def free_times(self) -> list[float]:
+        """When each GPU frees up (s from now), ascending; cached until the board changes.
+
+        A GPU frees when the last of its jobs ends: running jobs at their current rates
+        (predicted finish), jobs started in this decision after their exclusive time.
+        """
+        if self._free_times is None:
+            view = self.view
+            ends: dict[int, float] = {}
+            for job_id in self.placement:
+                if view.placement(job_id) is not None:
+                    ends[job_id] = max(0.0, view.predicted_finish(job_id) - view.time)
+                else:  # started in this decision
+                    ends[job_id] = view.remaining_exclusive(job_id, self.accumulation[job_id])
+            self._free_times = sorted(
+                max((ends[j] for j in residents), default=0.0) for residents in self.residents
+            )
+        return self._free_times
+
     def start(self, job_id: int, gpus: tuple[int, ...], accumulation: int) -> None:
         """Record a start and update occupancy and host candidates."""
         self._table = None
+        self._free_times = None
         gpus = tuple(sorted(gpus))
         mem = self.view.memory_gb(job_id, accumulation)
         for g in gpus:
@@ -171,6 +192,7 @@ class Board:
     def retune(self, job_id: int, accumulation: int) -> None:
         """Record that a running job changes its accumulation factor."""
         self._table = None
+        self._free_times = None
         delta = self.view.memory_gb(job_id, accumulation) - self.view.memory_gb(
             job_id, self.accumulation[job_id]
         )

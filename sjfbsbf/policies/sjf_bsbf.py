@@ -266,18 +266,8 @@ class SjfBsbf:
     @staticmethod
     def waiting_time(view: ClusterView, board: Board, gpus_needed: int) -> float:
         """Time until ``gpus_needed`` GPUs are idle, from the predicted ends of their jobs."""
-        now = view.time
-        ends: dict[int, float] = {}
-        for job_id, placement in board.placement.items():
-            del placement
-            if view.placement(job_id) is not None:
-                ends[job_id] = max(0.0, view.predicted_finish(job_id) - now)
-            else:  # started in this decision
-                ends[job_id] = view.remaining_exclusive(job_id, board.accumulation[job_id])
-        free_times = sorted(
-            max((ends[j] for j in residents), default=0.0) for residents in board.residents
-        )
-        return free_times[gpus_needed - 1]
+        del view
+        return board.free_times()[gpus_needed - 1]
 
     def _retunes_now(self, view: ClusterView, board: Board) -> tuple[tuple[int, int], ...]:
         out = []
