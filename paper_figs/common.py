@@ -34,7 +34,10 @@ def read_results(directory: str | Path) -> pd.DataFrame:
     path = Path(directory) / "results.parquet"
     if not path.exists():
         sys.exit(f"{path}: no results table (run `sjfbsbf sweep` first)")
-    return pd.read_parquet(path)
+    table = pd.read_parquet(path)
+    if "wl_trace" in table:  # show trace files by name, not by path
+        table["wl_trace"] = table["wl_trace"].map(lambda p: Path(p).stem)
+    return table
 
 
 def ordered(labels: list[str]) -> list[str]:
