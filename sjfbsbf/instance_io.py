@@ -132,18 +132,22 @@ def read_instance(path: str | os.PathLike[str]) -> Instance:
     InstanceError
         If the file is missing, not JSON, or violates the contract (naming file, job, field).
     """
+    return instance_from_dict(read_json(path), source=str(path))
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """Parse a JSON file; a missing file or bad JSON is an :class:`InstanceError` naming it."""
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InstanceError(f"cannot read: {exc.strerror}", source=source) from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InstanceError(
             f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", source=source
         ) from None
-    return instance_from_dict(data, source=source)
 
 
 def write_instance(instance: Instance, path: str | os.PathLike[str]) -> None:

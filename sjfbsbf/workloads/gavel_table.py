@@ -9,13 +9,12 @@ Keys are Python tuple strings (``"('ResNet-50 (batch size 64)', 1)"``, parsed wi
 from __future__ import annotations
 
 import ast
-import json
 import math
 import os
-from pathlib import Path
 from typing import Any
 
 from sjfbsbf.errors import InstanceError
+from sjfbsbf.instance_io import read_json
 from sjfbsbf.interference_table import GavelThroughputs
 
 
@@ -105,15 +104,4 @@ def load_throughputs(path: str | os.PathLike[str]) -> GavelThroughputs:
     InstanceError
         If the file cannot be read, is not JSON or does not have the expected layout.
     """
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InstanceError(f"cannot read: {exc.strerror}", source=source) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InstanceError(
-            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", source=source
-        ) from None
-    return throughputs_from_dict(data, source=source)
+    return throughputs_from_dict(read_json(path), source=str(path))
