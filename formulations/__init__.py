@@ -10,6 +10,9 @@ from sjfbsbf.policies import register as _register
 # Needs the solver packages, so it stays out of default comparisons.
 _register("exact-round", SolverPolicy, needs_options=True)
 
+# -- offline model (DESIGN §4.2) ----------------------------------------------------------------
+from formulations.offline import solve_offline  # noqa: E402
+
 __all__ = [
     "RoundHost",
     "RoundJob",
@@ -17,5 +20,6 @@ __all__ = [
     "SolveResult",
     "SolveStatus",
     "SolverPolicy",
+    "solve_offline",
     "solve_round",
 ]

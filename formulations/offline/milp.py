@@ -1,0 +1,597 @@
+"""The offline model as a MILP in PuLP, solved by HiGHS (``pulp.HiGHS``, highspy) or CBC.
+
+Built as variables, one function per constraint family, objective; the same model and the same
+integer coefficients as :mod:`formulations.offline.cpsat` (docs/formulations.md, "Offline
+model"). Progress is measured in slots of work (work units ÷ L) so rows are of order one.
+Auxiliary co-run and occupancy variables are continuous and only bounded from below: minimising
+completion times drives them to the products of binaries they stand for.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any, TypeAlias
+
+import pulp
+
+from formulations.offline.backend import JobPlan, RawSolve, schedule_values
+from formulations.offline.preprocess import OfflineData, slowing_options
+from formulations.result import SolveStatus
+
+Var: TypeAlias = pulp.LpVariable
+Expr: TypeAlias = pulp.LpAffineExpression
+
+#: MILP backends by name.
+MILP_BACKENDS = ("highs", "cbc")
+
+
+@dataclass
+class MilpVars:
+    """The model's variables, keyed by job position (i, k), slot t, GPU g, option o, pair index.
+
+    Attributes
+    ----------
+    y, e
+        Start and last-occupied-slot indicators ``[i, t]`` (binary).
+    r
+        Running (occupying) in slot ``[i, t]`` (continuous, equal to a 0/1 expression).
+    x
+        Placement ``[i, g]`` (binary).
+    z
+        Option ``[i, o]`` (binary).
+    node
+        Node used ``[i, v]`` (only for jobs whose step time depends on spanning).
+    occ
+        Occupancy ``[i, g, t]`` ≥ x + r − 1 (slots where three jobs might run).
+    p
+        Pair shares a GPU ``[pair]``; ``v`` co-runs on one ``[pair, t]``; ``ever`` ``[pair]``.
+    w
+        Option combination of a pair ``[pair, c]`` (= z_ic · z_kc; continuous, integral when
+        z is).
+    last
+        Partner runs in the job's last slot ``[i, k]``.
+    prog
+        Work (slots of work) in a non-last slot ``[i, t]``; ``rest`` in the last slot ``[i]``.
+    frac
+        Share of the last slot used ``[i]``.
+    """
+
+    y: dict[tuple[int, int], Var]
+    e: dict[tuple[int, int], Var]
+    r: dict[tuple[int, int], Var]
+    x: dict[tuple[int, int], Var]
+    z: dict[tuple[int, int], Var]
+    node: dict[tuple[int, int], Var]
+    occ: dict[tuple[int, int, int], Var]
+    p: dict[int, Var]
+    v: dict[tuple[int, int], Var]
+    ever: dict[int, Var]
+    common: dict[tuple[int, int], Var]
+    w: dict[tuple[int, int], Var]
+    last: dict[tuple[int, int], Var]
+    prog: dict[tuple[int, int], Var]
+    rest: dict[int, Var]
+    frac: dict[int, Var]
+
+
+def add_variables(prob: pulp.LpProblem, data: OfflineData) -> MilpVars:
+    """All variables with their domains."""
+    new = prob.add_variable
+    cont, binary = pulp.LpContinuous, pulp.LpBinary
+    y, e, r, x, z, node, prog, rest, frac = {}, {}, {}, {}, {}, {}, {}, {}, {}
+    for i, job in enumerate(data.jobs):
+        for t in job.start_slots:
+            y[i, t] = new(f"y_{i}_{t}", cat=binary)
+        for t in job.end_slots:
+            e[i, t] = new(f"e_{i}_{t}", cat=binary)
+        top = job.max_progress / data.work_units_per_slot
+        for t in job.slots:
+            r[i, t] = new(f"r_{i}_{t}", 0, 1, cont)
+            prog[i, t] = new(f"prog_{i}_{t}", 0, top, cont)
+        rest[i] = new(f"rest_{i}", 0, top, cont)
+        frac[i] = new(f"frac_{i}", 0, 1, cont)
+        for g in data.gpus:
+            x[i, g] = new(f"x_{i}_{g}", cat=binary)
+        for o in range(len(job.options)):
+            z[i, o] = new(f"z_{i}_{o}", cat=binary)
+        if job.link_spans:
+            for n in range(len(data.nodes)):
+                node[i, n] = new(f"node_{i}_{n}", 0, 1, cont)
+    occ = {}
+    for t in range(data.horizon):
+        present = [i for i, job in enumerate(data.jobs) if t in job.slots]
+        if len(present) > 2:
+            for i in present:
+                for g in data.gpus:
+                    occ[i, g, t] = new(f"occ_{i}_{g}_{t}", 0, 1, cont)
+    p, v, ever, common, w, last = {}, {}, {}, {}, {}, {}
+    for q, pair in enumerate(data.pairs):
+        p[q] = new(f"p_{q}", 0, 1, cont)
+        for g in data.gpus:
+            common[q, g] = new(f"common_{q}_{g}", 0, 1, cont)
+        if not pair.any_fit:
+            continue
+        for t in pair.overlap:
+            v[q, t] = new(f"v_{q}_{t}", 0, 1, cont)
+        for c in range(len(pair.options)):
+            w[q, c] = new(f"w_{q}_{c}", 0, 1, cont)
+        if pair.conflicts:
+            ever[q] = new(f"ever_{q}", 0, 1, cont)
+        for a in (pair.first, pair.second):
+            if slowing_options(data, pair, a):
+                last[a, pair.other(a)] = new(f"last_{a}_{pair.other(a)}", 0, 1, cont)
+    return MilpVars(y, e, r, x, z, node, occ, p, v, ever, common, w, last, prog, rest, frac)
+
+
+def add_start_end(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """One start, one last slot; r[t] = started by t and not ended before t; e ≤ r."""
+    for i, job in enumerate(data.jobs):
+        prob += pulp.lpSum(v.y[i, t] for t in job.start_slots) == 1, f"one_start_{i}"
+        prob += pulp.lpSum(v.e[i, t] for t in job.end_slots) == 1, f"one_end_{i}"
+        for t in job.slots:
+            started = pulp.lpSum(v.y[i, u] for u in job.start_slots if u <= t)
+            ended = pulp.lpSum(v.e[i, u] for u in job.end_slots if u < t)
+            prob += v.r[i, t] == started - ended, f"run_{i}_{t}"
+            if (i, t) in v.e:
+                prob += v.e[i, t] <= v.r[i, t], f"end_runs_{i}_{t}"
+
+
+def add_options(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """Exactly one option per job."""
+    for i, job in enumerate(data.jobs):
+        prob += pulp.lpSum(v.z[i, o] for o in range(len(job.options))) == 1, f"one_option_{i}"
+
+
+def add_placement(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """Exactly G GPUs; a placement on two nodes forces a spanning option."""
+    for i, job in enumerate(data.jobs):
+        prob += pulp.lpSum(v.x[i, g] for g in data.gpus) == job.gpus, f"gpu_count_{i}"
+        if not job.link_spans:
+            continue
+        spanning = pulp.lpSum(v.z[i, o] for o, opt in enumerate(job.options) if opt.spans)
+        for n, gpus in enumerate(data.nodes):
+            for g in gpus:
+                prob += v.node[i, n] >= v.x[i, g], f"node_{i}_{n}_{g}"
+        for a in range(len(data.nodes)):
+            for b in range(a + 1, len(data.nodes)):
+                prob += spanning >= v.node[i, a] + v.node[i, b] - 1, f"spans_{i}_{a}_{b}"
+
+
+def add_capacity(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """At most two jobs per GPU and slot; aggregate: Σ G·r ≤ 2 × GPUs."""
+    for (i, g, t), var in v.occ.items():
+        prob += var >= v.x[i, g] + v.r[i, t] - 1, f"occ_{i}_{g}_{t}"
+    slots: dict[int, list[int]] = {}
+    for i, _, t in v.occ:
+        slots.setdefault(t, [])
+        if i not in slots[t]:
+            slots[t].append(i)
+    for t, present in slots.items():
+        for g in data.gpus:
+            prob += pulp.lpSum(v.occ[i, g, t] for i in present) <= 2, f"cap_{g}_{t}"
+    n_gpus = len(data.gpus)
+    for t in range(data.horizon):
+        present = [i for i, job in enumerate(data.jobs) if t in job.slots]
+        if sum(data.jobs[i].gpus for i in present) > 2 * n_gpus:
+            prob += (
+                pulp.lpSum(data.jobs[i].gpus * v.r[i, t] for i in present) <= 2 * n_gpus,
+                f"cap_total_{t}",
+            )
+
+
+def add_corun(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """p ≥ x_ig + x_kg − 1; v_t ≥ p + r_it + r_kt − 2; pairs that never fit never co-run."""
+    for q, pair in enumerate(data.pairs):
+        i, k = pair.first, pair.second
+        for g in data.gpus:
+            prob += v.p[q] >= v.x[i, g] + v.x[k, g] - 1, f"pair_{q}_{g}"
+        for t in pair.overlap:
+            if not pair.any_fit:
+                prob += v.p[q] + v.r[i, t] + v.r[k, t] <= 2, f"no_corun_{q}_{t}"
+            elif (q, t) in v.v:
+                prob += v.v[q, t] >= v.p[q] + v.r[i, t] + v.r[k, t] - 2, f"corun_{q}_{t}"
+
+
+def add_no_idle_wait(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """A job starts at its arrival slot, or some job held one of its GPUs in the slot before.
+
+    See :func:`formulations.offline.cpsat.add_no_idle_wait` for the dominance argument. Needs p
+    bounded from above: p ≤ Σ_g common_g, common_g ≤ x_ig, x_kg.
+    """
+    partners: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(data.jobs))}
+    for q, pair in enumerate(data.pairs):
+        i, k = pair.first, pair.second
+        for g in data.gpus:
+            prob += v.common[q, g] <= v.x[i, g], f"common_{q}_{g}_a"
+            prob += v.common[q, g] <= v.x[k, g], f"common_{q}_{g}_b"
+        prob += v.p[q] <= pulp.lpSum(v.common[q, g] for g in data.gpus), f"p_upper_{q}"
+        partners[i].append((q, k))
+        partners[k].append((q, i))
+    for j, job in enumerate(data.jobs):
+        for t in job.start_slots:
+            if t == job.first_start:
+                continue
+            reasons = []
+            for q, i in partners[j]:
+                if t - 1 in data.jobs[i].slots:
+                    held = prob.add_variable(f"held_{j}_{i}_{t}", 0, 1, pulp.LpContinuous)
+                    prob += held <= v.p[q], f"held_p_{j}_{i}_{t}"
+                    prob += held <= v.r[i, t - 1], f"held_r_{j}_{i}_{t}"
+                    reasons.append(held)
+            prob += v.y[j, t] <= pulp.lpSum(reasons), f"no_idle_wait_{j}_{t}"
+
+
+def add_fastest_when_alone(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """A job that never co-runs with anyone uses its fastest option (for its spanning).
+
+    See :func:`formulations.offline.cpsat.add_fastest_when_alone`. Needs v bounded from above:
+    v_t ≤ p, r_it, r_kt.
+    """
+    runs_with: dict[int, list[Var]] = {i: [] for i in range(len(data.jobs))}
+    for q, pair in enumerate(data.pairs):
+        if not pair.any_fit:
+            continue
+        i, k = pair.first, pair.second
+        for t in pair.overlap:
+            prob += v.v[q, t] <= v.p[q], f"v_p_{q}_{t}"
+            prob += v.v[q, t] <= v.r[i, t], f"v_ri_{q}_{t}"
+            prob += v.v[q, t] <= v.r[k, t], f"v_rk_{q}_{t}"
+            runs_with[i].append(v.v[q, t])
+            runs_with[k].append(v.v[q, t])
+    for i, job in enumerate(data.jobs):
+        for o, opt in enumerate(job.options):
+            if any(other.spans == opt.spans and other.alone > opt.alone for other in job.options):
+                prob += v.z[i, o] <= pulp.lpSum(runs_with[i]), f"fastest_{i}_{o}"
+
+
+def add_pair_options(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """w is the product of the two jobs' option indicators (its marginals are z)."""
+    for q, pair in enumerate(data.pairs):
+        if not pair.any_fit:
+            continue
+        for first, job in ((True, pair.first), (False, pair.second)):
+            for o in range(len(data.jobs[job].options)):
+                prob += (
+                    pulp.lpSum(
+                        v.w[q, c]
+                        for c, combo in enumerate(pair.options)
+                        if combo.option(first) == o
+                    )
+                    == v.z[job, o],
+                    f"w_marginal_{q}_{int(first)}_{o}",
+                )
+
+
+def add_memory(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """Two jobs that ever co-run on a GPU use options that fit together in memory."""
+    for q, pair in enumerate(data.pairs):
+        if q not in v.ever:
+            continue
+        for t in pair.overlap:
+            prob += v.ever[q] >= v.v[q, t], f"ever_{q}_{t}"
+        prob += (
+            v.ever[q] + pulp.lpSum(v.w[q, c] for c in pair.conflicts) <= 1,
+            f"mem_{q}",
+        )
+
+
+def add_progress(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """Work in a non-last slot ≤ full-slot progress alone, and beside every co-running partner.
+
+    Beside partner k in slot t: prog ≤ Σ_c progress_c · w_c + (top − min_c progress_c)(1 − v_t).
+    """
+    scale = data.work_units_per_slot
+    for i, job in enumerate(data.jobs):
+        alone = pulp.lpSum(opt.alone / scale * v.z[i, o] for o, opt in enumerate(job.options))
+        top = job.max_progress / scale
+        for t in job.slots:
+            not_last = v.r[i, t] - v.e.get((i, t), 0)
+            prob += v.prog[i, t] <= top * not_last, f"prog_run_{i}_{t}"
+            prob += v.prog[i, t] <= alone, f"prog_alone_{i}_{t}"
+    for q, pair in enumerate(data.pairs):
+        for i in (pair.first, pair.second):
+            if not slowing_options(data, pair, i):
+                continue
+            first = i == pair.first
+            top = data.jobs[i].max_progress / scale
+            rate = pulp.lpSum(
+                c.progress(first) / scale * v.w[q, n] for n, c in enumerate(pair.options)
+            )
+            slack = top - min(c.progress(first) for c in pair.options) / scale
+            for t in pair.overlap:
+                prob += (
+                    v.prog[i, t] <= rate + slack * (1 - v.v[q, t]),
+                    f"prog_pair_{q}_{int(first)}_{t}",
+                )
+
+
+def add_last_slot(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """Time used in the last slot ≥ remaining work ÷ progress rate at the worst partner there."""
+    scale = data.work_units_per_slot
+    for i, job in enumerate(data.jobs):
+        top = job.max_progress / scale
+        for o, opt in enumerate(job.options):
+            rate = opt.alone / scale
+            prob += (
+                v.frac[i] >= v.rest[i] / rate - top / rate * (1 - v.z[i, o]),
+                f"frac_alone_{i}_{o}",
+            )
+    for q, pair in enumerate(data.pairs):
+        for i in (pair.first, pair.second):
+            combos = slowing_options(data, pair, i)
+            if not combos:
+                continue
+            k = pair.other(i)
+            first = i == pair.first
+            last = v.last[i, k]
+            for t in pair.overlap:
+                if (i, t) in v.e:
+                    prob += last >= v.v[q, t] + v.e[i, t] - 1, f"last_{i}_{k}_{t}"
+            top = data.jobs[i].max_progress / scale
+            for n in combos:
+                rate = pair.options[n].progress(first) / scale
+                prob += (
+                    v.frac[i] >= v.rest[i] / rate - top / rate * (2 - last - v.w[q, n]),
+                    f"frac_pair_{q}_{int(first)}_{n}",
+                )
+
+
+def add_valid_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """Redundant inequalities that tighten the LP relaxation (each holds for every schedule).
+
+    Per slot with more GPU demand than GPUs: (a) GPUs holding two jobs ≥ Σ_j G_j r_jt − |Γ|, and
+    each co-running pair shares at most min(G_i, G_k) of them; (b) throughput:
+    Σ_j G_j · prog_jt / top_j ≤ θ · |Γ|. Per pair with G_i + G_k > |Γ|: running together means
+    sharing (v ≥ r_i + r_k − 1), or never both if they never fit.
+    """
+    scale = data.work_units_per_slot
+    n_gpus = len(data.gpus)
+    theta = data.throughput
+    index = {(pair.first, pair.second): q for q, pair in enumerate(data.pairs)}
+    for t in range(data.horizon):
+        present = data.present(t)
+        if sum(data.jobs[i].gpus for i in present) <= n_gpus:
+            continue
+        shared = pulp.lpSum(
+            min(data.jobs[i].gpus, data.jobs[k].gpus) * v.v[index[i, k], t]
+            for a, i in enumerate(present)
+            for k in present[a + 1 :]
+            if (i, k) in index and (index[i, k], t) in v.v
+        )
+        demand = pulp.lpSum(data.jobs[i].gpus * v.r[i, t] for i in present)
+        prob += shared >= demand - n_gpus, f"shared_gpus_{t}"
+        prob += (
+            pulp.lpSum(
+                data.jobs[i].gpus * scale / data.jobs[i].max_progress * v.prog[i, t]
+                for i in present
+            )
+            <= theta * n_gpus,
+            f"throughput_{t}",
+        )
+    for q, pair in enumerate(data.pairs):
+        i, k = pair.first, pair.second
+        if data.jobs[i].gpus + data.jobs[k].gpus <= n_gpus:
+            continue
+        for t in pair.overlap:
+            if pair.any_fit:
+                prob += v.v[q, t] >= v.r[i, t] + v.r[k, t] - 1, f"must_share_{q}_{t}"
+            else:
+                prob += v.r[i, t] + v.r[k, t] <= 1, f"never_both_{q}_{t}"
+
+
+def add_work(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """All work is done: Σ_t prog + rest = W."""
+    scale = data.work_units_per_slot
+    for i, job in enumerate(data.jobs):
+        prob += (
+            pulp.lpSum(v.prog[i, t] for t in job.slots) + v.rest[i] == job.work / scale,
+            f"work_{i}",
+        )
+
+
+def add_symmetry(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """GPU columns of a node in non-increasing lex order; identical jobs start in order."""
+    rows = data.lex_rows
+    weights = {i: 2 ** (len(rows) - 1 - n) for n, i in enumerate(rows)}
+    for node in data.nodes:
+        for g, h in pairwise(node):
+            prob += (
+                pulp.lpSum(weights[i] * v.x[i, g] for i in rows)
+                >= pulp.lpSum(weights[i] * v.x[i, h] for i in rows),
+                f"lex_{g}",
+            )
+    for i, k in data.identical:
+        prob += (
+            pulp.lpSum(t * v.y[i, t] for t in data.jobs[i].start_slots)
+            <= pulp.lpSum(t * v.y[k, t] for t in data.jobs[k].start_slots),
+            f"ident_{i}_{k}",
+        )
+
+
+def total_finish(data: OfflineData, v: MilpVars) -> Expr:
+    """Σ_j finish time (s) = dt · (last slot + share of it used)."""
+    return pulp.lpSum(
+        data.dt * (pulp.lpSum(t * v.e[i, t] for t in job.end_slots) + v.frac[i])
+        for i, job in enumerate(data.jobs)
+    )
+
+
+def add_upper_bound(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """Σ finish ≤ the heuristic's bound (keeps every schedule at least as good)."""
+    if data.upper_bound_total is not None:
+        prob += total_finish(data, v) <= data.upper_bound_total + data.arrival_total, "ub"
+
+
+REDUCTIONS = ("add_no_idle_wait", "add_fastest_when_alone", "add_symmetry", "add_upper_bound")
+
+
+def build(data: OfflineData, *, reductions: bool = True) -> tuple[pulp.LpProblem, MilpVars]:
+    """The whole MILP: variables, constraint families, objective (average JCT, s).
+
+    ``reductions=False`` leaves out the dominance rules, the symmetry breaking and the upper
+    bound (see :func:`formulations.offline.cpsat.build`).
+    """
+    prob = pulp.LpProblem("offline", pulp.LpMinimize)
+    v = add_variables(prob, data)
+    for family in (
+        add_start_end,
+        add_options,
+        add_placement,
+        add_capacity,
+        add_corun,
+        add_no_idle_wait,
+        add_fastest_when_alone,
+        add_pair_options,
+        add_memory,
+        add_progress,
+        add_last_slot,
+        add_work,
+        add_valid_cuts,
+        add_symmetry,
+        add_upper_bound,
+    ):
+        if reductions or family.__name__ not in REDUCTIONS:
+            family(prob, data, v)
+    prob += (total_finish(data, v) - data.arrival_total) / len(data.jobs)
+    return prob, v
+
+
+class _HighsWithStart(pulp.HiGHS):
+    """``pulp.HiGHS`` that hands HiGHS a (partial) start solution before solving."""
+
+    def __init__(self, start: dict[str, float] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._start = start or {}
+
+    def callSolver(self, lp: pulp.LpProblem) -> None:
+        if self._start:
+            index = [var.index for var in lp.variables() if var.name in self._start]
+            values = [self._start[var.name] for var in lp.variables() if var.name in self._start]
+            lp.solverModel.setSolution(len(index), index, values)
+        super().callSolver(lp)
+
+
+def _start_values(data: OfflineData) -> dict[str, float]:
+    """y, e, x, z of the hint schedule by variable name (HiGHS completes the rest)."""
+    hint = data.hint()
+    if hint is None or data.heuristic is None:
+        return {}
+    values = schedule_values(data, hint, data.heuristic.finish) or {}
+    return {f"{name}_{i}_{k}": float(value) for (name, i, k), value in values.items()}
+
+
+def solve_milp(
+    data: OfflineData,
+    *,
+    time_limit: float | None,
+    backend: str = "highs",
+    threads: int = 1,
+    seed: int = 0,
+    hint: bool = True,
+    msg: bool = False,
+) -> RawSolve:
+    """Build and solve the MILP; read the status from ``sol_status`` (PuLP 3.3 pitfall).
+
+    ``threads`` is passed to CBC only: HiGHS fixes its thread pool at the first solve in a
+    process, and a later solve asking for a different count fails ("Not Set"), so HiGHS keeps
+    its default (its branch-and-bound is serial anyway).
+    """
+    if backend not in MILP_BACKENDS:
+        raise ValueError(f"unknown MILP backend {backend!r}; choose one of {MILP_BACKENDS}")
+    prob, v = build(data)
+    solver: Any
+    if backend == "highs":
+        solver = _HighsWithStart(
+            start=_start_values(data) if hint else None,
+            msg=msg,
+            timeLimit=time_limit,
+            gapRel=0.0,
+            gapAbs=1e-7,
+            random_seed=seed,
+        )
+    else:
+        # PuLP 3.3 warns that the bundled CBC goes away in PuLP 4; pinned to <4 (DESIGN §4.3).
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "PULP_CBC_CMD is deprecated", DeprecationWarning)
+            solver = pulp.PULP_CBC_CMD(
+                msg=msg,
+                timeLimit=time_limit,
+                gapRel=0.0,
+                threads=threads,
+                options=[f"randomCbcSeed {seed + 1}"],  # 0 would mean "time of day" to CBC
+            )
+    started = time.perf_counter()
+    prob.solve(solver)
+    runtime = time.perf_counter() - started
+    info: dict[str, Any] = {
+        "backend": backend,
+        "variables": len(prob.variables()),
+        "constraints": prob.numConstraints(),
+        "pulp_status": pulp.LpStatus[prob.status],
+        "sol_status": pulp.LpSolution[prob.sol_status],
+    }
+    info["wall_s"] = runtime
+    if backend == "highs":
+        # Solver time proper: PuLP's row-by-row transfer to highspy is model building.
+        runtime = float(prob.solverModel.getRunTime())
+    status, bound = _status_and_bound(prob, backend, info)
+    plans: dict[int, Any] = {}
+    objective = None
+    if status.has_solution:
+        plans = decode(data, v)
+        objective = pulp.value(prob.objective)
+        if bound is None and status is SolveStatus.OPTIMAL:
+            bound = objective
+    if bound is not None:
+        bound = min(bound, objective) if objective is not None else bound
+    return RawSolve(status, plans, objective, bound, runtime, info)
+
+
+def _status_and_bound(
+    prob: pulp.LpProblem, backend: str, info: dict[str, Any]
+) -> tuple[SolveStatus, float | None]:
+    bound: float | None = None
+    if backend == "highs":
+        import highspy
+
+        model = prob.solverModel
+        code = model.getModelStatus()
+        info["highs_status"] = model.modelStatusToString(code)
+        mip_bound = model.getInfo().mip_dual_bound
+        if mip_bound is not None and abs(mip_bound) < 1e30:
+            # PuLP does not hand the objective's constant to HiGHS.
+            bound = float(mip_bound) + float(prob.objective.constant)
+        statuses = highspy.HighsModelStatus
+        if code == statuses.kOptimal:
+            return SolveStatus.OPTIMAL, bound
+        if code in (statuses.kInfeasible, statuses.kUnboundedOrInfeasible):
+            return SolveStatus.INFEASIBLE, None
+        has_solution = prob.sol_status == pulp.LpSolutionIntegerFeasible
+        if code == statuses.kTimeLimit:
+            return (SolveStatus.FEASIBLE if has_solution else SolveStatus.TIME_LIMIT), bound
+        return (SolveStatus.FEASIBLE if has_solution else SolveStatus.UNKNOWN), bound
+    if prob.sol_status == pulp.LpSolutionOptimal:
+        return SolveStatus.OPTIMAL, None
+    if prob.sol_status == pulp.LpSolutionIntegerFeasible:
+        return SolveStatus.FEASIBLE, None
+    if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
+        return SolveStatus.INFEASIBLE, None
+    if prob.status == pulp.LpStatusNotSolved:
+        return SolveStatus.TIME_LIMIT, None
+    return SolveStatus.UNKNOWN, None
+
+
+def decode(data: OfflineData, v: MilpVars) -> dict[int, JobPlan]:
+    """Job plans from the variables' values (binaries rounded)."""
+    plans = {}
+    for i, job in enumerate(data.jobs):
+        start = max(job.start_slots, key=lambda t: v.y[i, t].value() or 0.0)
+        end = max(job.end_slots, key=lambda t: v.e[i, t].value() or 0.0)
+        gpus = tuple(g for g in data.gpus if (v.x[i, g].value() or 0.0) > 0.5)
+        option = max(range(len(job.options)), key=lambda o: v.z[i, o].value() or 0.0)
+        frac = min(1.0, max(0.0, v.frac[i].value() or 0.0))
+        plans[i] = JobPlan(start, end, gpus, option, frac)
+    return plans

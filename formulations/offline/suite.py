@@ -1,0 +1,196 @@
+"""The suite of small named instances with recorded optima (DESIGN §5, ``instances/``).
+
+``instances/optima.json`` records, per instance file, the offline optimum a solver proved (or
+the best schedule it found, with its status): the solver's objective and bound, the simulator's
+re-score of the schedule (``replayed_avg_jct``, the value gaps are measured against), the
+backend and its settings, the runtime and the slot length ``dt``. :func:`gap_table` simulates
+policies at that ``dt`` and divides by the recorded optimum.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from formulations.result import SolveResult
+from sjfbsbf.atomic import write_text_atomic
+from sjfbsbf.compare import run_policies
+from sjfbsbf.instance_io import read_instance
+from sjfbsbf.model import Instance
+from sjfbsbf.policies.planned import PlannedStart, Schedule
+
+#: Version tag of the optima file.
+OPTIMA_SCHEMA = "sjfbsbf.optima/1"
+#: File name of the recorded optima inside a suite directory.
+OPTIMA_FILE = "optima.json"
+#: Policies ``sjfbsbf gap`` and ``sjfbsbf solve`` compare with the optimum.
+GAP_POLICIES = ("fifo", "sjf", "srtf", "tiresias", "sjf-ffs", "sjf-bsbf")
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """One recorded solve of a suite instance.
+
+    Attributes
+    ----------
+    name
+        Instance name (the file's stem).
+    file
+        Instance file name, relative to the suite directory.
+    status
+        ``"optimal"`` when proven, else the solver's status.
+    objective, bound
+        The solver's objective and proven lower bound (average JCT, s).
+    replayed_avg_jct
+        The simulator's average JCT of the recorded schedule (s): the reference for gaps.
+    dt
+        Slot length = tick of every comparison (s).
+    tolerance_s
+        Bound on |objective − replayed| from the model's integer rounding (s).
+    schedule
+        The recorded schedule.
+    details
+        Everything else recorded (backend, workers, seed, runtime, sizes).
+    """
+
+    name: str
+    file: str
+    status: str
+    objective: float | None
+    bound: float | None
+    replayed_avg_jct: float | None
+    dt: float
+    tolerance_s: float
+    schedule: Schedule
+    details: dict[str, Any]
+
+    @property
+    def proven(self) -> bool:
+        """Whether the optimum was proven."""
+        return self.status == "optimal"
+
+
+def record(name: str, file: str, result: SolveResult, **details: Any) -> dict[str, Any]:
+    """The JSON entry of a solve of instance ``name``."""
+    info = result.info
+    schedule = result.solution or ()
+    return {
+        "file": file,
+        "status": result.status.value,
+        "objective": result.objective,
+        "bound": result.bound,
+        "replayed_avg_jct": info.get("replayed_avg_jct"),
+        "dt": info["dt"],
+        "tolerance_s": info.get("tolerance_s"),
+        "backend": result.solver,
+        "runtime_s": round(result.runtime_s, 3),
+        "horizon": info.get("horizon"),
+        "heuristic": info.get("heuristic"),
+        "heuristic_avg_jct": info.get("heuristic_avg_jct"),
+        **details,
+        "schedule": [
+            {
+                "job_id": e.job_id,
+                "start": e.start,
+                "gpus": list(e.gpus),
+                "accumulation": e.accumulation,
+            }
+            for e in schedule
+        ],
+    }
+
+
+def write_optima(path: str | os.PathLike[str], entries: dict[str, dict[str, Any]]) -> None:
+    """Write the optima file (entries sorted by name), atomically."""
+    data = {"schema": OPTIMA_SCHEMA, "instances": dict(sorted(entries.items()))}
+    write_text_atomic(path, json.dumps(data, indent=1) + "\n")
+
+
+def read_optima(path: str | os.PathLike[str]) -> dict[str, Optimum]:
+    """Read an optima file.
+
+    Raises
+    ------
+    ValueError
+        If the file is not an optima file of a known schema.
+    OSError
+        If it cannot be read.
+    """
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("schema") != OPTIMA_SCHEMA:
+        raise ValueError(f"{path}: not an optima file (schema {OPTIMA_SCHEMA!r} expected)")
+    out = {}
+    for name, entry in data["instances"].items():
+        schedule = tuple(
+            PlannedStart(
+                int(e["job_id"]), float(e["start"]), tuple(e["gpus"]), int(e["accumulation"])
+            )
+            for e in entry.get("schedule", [])
+        )
+        known = {"file", "status", "objective", "bound", "replayed_avg_jct", "dt", "tolerance_s"}
+        out[name] = Optimum(
+            name=name,
+            file=entry["file"],
+            status=entry["status"],
+            objective=entry.get("objective"),
+            bound=entry.get("bound"),
+            replayed_avg_jct=entry.get("replayed_avg_jct"),
+            dt=float(entry["dt"]),
+            tolerance_s=float(entry.get("tolerance_s") or 0.0),
+            schedule=schedule,
+            details={k: v for k, v in entry.items() if k not in known and k != "schedule"},
+        )
+    return out
+
+
+def load_suite(suite: str | os.PathLike[str]) -> list[tuple[Optimum, Instance]]:
+    """Every recorded instance of a suite directory with its optimum, by name.
+
+    Raises
+    ------
+    OSError
+        If the directory has no optima file.
+    """
+    directory = Path(suite)
+    optima = read_optima(directory / OPTIMA_FILE)
+    return [(opt, read_instance(directory / opt.file)) for _, opt in sorted(optima.items())]
+
+
+def gap_table(
+    entries: Iterable[tuple[Optimum, Instance]],
+    policies: Sequence[str] = GAP_POLICIES,
+) -> pd.DataFrame:
+    """Average JCT ÷ optimum − 1 per instance (rows) and policy (columns).
+
+    Each policy is simulated at the instance's recorded ``dt``. Instances without a proven
+    optimum get NaN gaps (their status is in the ``status`` column).
+    """
+    rows = []
+    for optimum, instance in entries:
+        row: dict[str, Any] = {"instance": optimum.name, "status": optimum.status}
+        reference = optimum.replayed_avg_jct
+        row["optimum"] = reference
+        results = run_policies(instance, list(policies), dt=optimum.dt)
+        for name, result in zip(policies, results, strict=True):
+            if optimum.proven and reference:
+                row[name] = result.avg_jct / reference - 1.0
+            else:
+                row[name] = math.nan
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("instance")
+
+
+def gap_summary(table: pd.DataFrame, policies: Sequence[str] = GAP_POLICIES) -> pd.DataFrame:
+    """Mean and max gap per policy over the proven instances (rows ``mean``, ``max``)."""
+    proven = table[table["status"] == "optimal"]
+    return pd.DataFrame(
+        {name: [proven[name].mean(), proven[name].max()] for name in policies},
+        index=["mean", "max"],
+    )

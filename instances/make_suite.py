@@ -1,0 +1,86 @@
+"""Write the suite of small named instances and record their offline optima (DESIGN §5).
+
+The instances are :data:`formulations.offline.generate.SPECS`, each drawn from its own explicit
+seed (see that module for how jobs are made). Each is solved by CP-SAT (``--workers`` 4 on the
+two cores of the project's machines, seed 0) with a 60 s limit; ``instances/optima.json``
+records the status (``optimal`` only when proven), the solver's objective and bound, the
+simulator's re-score of the schedule, the schedule, the runtime and ``dt``. Instances that
+were not proven in time keep their status, honestly.
+
+Usage (from the repository root)::
+
+    python instances/make_suite.py                 # write every instance, solve, write optima
+    python instances/make_suite.py --only n5-g2-heavy-a --time-limit 120
+    python instances/make_suite.py --no-solve      # instance files only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from formulations.offline import solve_offline
+from formulations.offline.generate import DT, SPECS, make_instance
+from formulations.offline.suite import OPTIMA_FILE, read_optima, record, write_optima
+from sjfbsbf.instance_io import write_instance
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the instances and (unless ``--no-solve``) solve them and write the optima."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--only", nargs="*", default=None, help="instance names")
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-solve", action="store_true")
+    args = parser.parse_args(argv)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    optima_path = args.out / OPTIMA_FILE
+    entries: dict[str, dict[str, object]] = {}
+    if optima_path.exists():
+        entries = json.loads(optima_path.read_text(encoding="utf-8"))["instances"]
+        read_optima(optima_path)  # validate
+    specs = [s for s in SPECS if args.only is None or s.name in args.only]
+    for spec in specs:
+        instance = make_instance(spec)
+        file = f"{spec.name}.json"
+        write_instance(instance, args.out / file)
+        if args.no_solve:
+            continue
+        started = time.perf_counter()
+        result = solve_offline(
+            instance,
+            "cpsat",
+            dt=DT,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            num_workers=args.workers,
+        )
+        entries[spec.name] = record(
+            spec.name,
+            file,
+            result,
+            num_workers=args.workers,
+            seed=args.seed,
+            time_limit_s=args.time_limit,
+            generator_seed=spec.seed,
+            jobs=instance.num_jobs,
+            gpus=instance.cluster.num_gpus,
+        )
+        write_optima(optima_path, entries)
+        print(
+            f"{spec.name:24s} {result.status.value:10s} obj={result.objective} "
+            f"bound={result.bound} replayed={result.info.get('replayed_avg_jct')} "
+            f"t={time.perf_counter() - started:.1f}s",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
