@@ -1,4 +1,5 @@
-"""The ``sjfbsbf`` command line: simulate, compare, sweep, solve, gap, policies.
+"""The ``sjfbsbf`` command line: ``simulate``, ``compare``, ``policies`` (``sweep``, ``solve`` and
+``gap`` are in :mod:`sjfbsbf.cli_research`).
 
 Every expected failure (a missing or malformed instance file, an unknown policy, a bad option
 value, an unwritable output path) ends as exactly one line on stderr and a non-zero exit code:
@@ -376,191 +377,6 @@ def compare(
     console.print(f"wrote {csv_path} and {png_path}", markup=False, soft_wrap=True)
 
 
-@app.command()
-def sweep(
-    experiment: Annotated[
-        Path,
-        typer.Argument(metavar="EXPERIMENT.toml", help="Sweep definition (see experiments/)."),
-    ],
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out", metavar="DIR", help="Results directory.", show_default="results/NAME"
-        ),
-    ] = None,
-    workers: Annotated[
-        int, typer.Option("--workers", min=1, metavar="N", help="Parallel runs.")
-    ] = 1,
-    backend: Annotated[
-        str,
-        typer.Option(
-            "--backend",
-            metavar="local|ray",
-            help="Processes on this machine, or Ray (optional extra) for several machines.",
-        ),
-    ] = "local",
-) -> None:
-    """Run a sweep (resumable: finished runs are kept and skipped); write results + manifest."""
-    from sjfbsbf.sweep import load_sweep, run_sweep
-
-    if backend not in ("local", "ray"):
-        raise typer.BadParameter("must be 'local' or 'ray'", param_hint="'--backend'")
-    if not experiment.is_file():
-        _fail(f"{experiment}: no such file", 1)
-    try:
-        definition = load_sweep(experiment)
-    except ValueError as exc:
-        _fail(str(exc), 1)
-    target = out if out is not None else Path("results") / definition.name
-    console = _stdout()
-    console.print(f"sweep {definition.name}: {len(definition.runs)} runs -> {target}")
-    from rich.console import Console
-    from rich.progress import Progress
-
-    started = time.perf_counter()
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(definition.name, total=len(definition.runs))
-
-        def advance(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        table = run_sweep(definition, target, workers=workers, backend=backend, progress=advance)
-    elapsed = time.perf_counter() - started
-    console.print(
-        f"{len(table)} runs in {target / 'results.parquet'} ({elapsed:.1f} s this time)",
-        markup=False,
-        soft_wrap=True,
-    )
-
-
-@app.command()
-def solve(
-    instance_path: Annotated[
-        Path,
-        typer.Argument(
-            metavar="INSTANCE.json",
-            help="Instance file (small: the offline model is time-indexed).",
-            show_default=False,
-        ),
-    ],
-    solver: Annotated[
-        str, typer.Option("--solver", metavar="cpsat|milp", help="Backend.")
-    ] = "cpsat",
-    dt: Annotated[
-        float, typer.Option("--dt", metavar="S", help="Slot length = simulator tick (s).")
-    ] = 60.0,
-    time_limit: Annotated[
-        float, typer.Option("--time-limit", metavar="S", help="Solver time limit (s).")
-    ] = 60.0,
-    seed: Annotated[int, typer.Option("--seed", min=0, metavar="N", help="Solver seed.")] = 0,
-    workers: Annotated[
-        int, typer.Option("--workers", min=1, metavar="N", help="CP-SAT workers.")
-    ] = 1,
-) -> None:
-    """Solve the offline problem exactly; compare the heuristics' average JCT with it."""
-    if solver not in ("cpsat", "milp"):
-        raise typer.BadParameter("must be 'cpsat' or 'milp'", param_hint="'--solver'")
-    _sim_options(dt, None, None)
-    if not (math.isfinite(time_limit) and time_limit > 0):
-        raise typer.BadParameter(
-            "must be a positive number of seconds", param_hint="'--time-limit'"
-        )
-    from sjfbsbf.compare import run_policies
-    from sjfbsbf.instance_io import read_instance
-
-    instance = read_instance(instance_path)
-    from formulations.offline import solve_offline
-    from formulations.offline.suite import GAP_POLICIES
-
-    console = _stdout()
-    console.print(_describe(instance, str(instance_path)) + f"; dt {dt:g} s, solver {solver}")
-    result = solve_offline(
-        instance, solver, dt=dt, time_limit=time_limit, seed=seed, num_workers=workers
-    )
-    info = result.info
-    replayed = info.get("replayed_avg_jct")
-
-    def seconds(value: float | None) -> str:
-        return "-" if value is None else f"{value:,.2f}"
-
-    console.print(f"status              {result.status.value}", markup=False)
-    console.print(f"objective (avg JCT) {seconds(result.objective)} s", markup=False)
-    console.print(f"bound               {seconds(result.bound)} s", markup=False)
-    console.print(f"replayed avg JCT    {seconds(replayed)} s", markup=False)
-    console.print(
-        f"[dim]solve {result.runtime_s:.2f} s, horizon {info.get('horizon')} slots, "
-        f"model tolerance {info.get('tolerance_s', 0.0):.3f} s[/dim]"
-    )
-    if "reason" in info:
-        console.print(f"reason: {info['reason']}", markup=False, soft_wrap=True)
-    if replayed is None:
-        return
-    from rich.table import Table
-
-    console.print(f"heuristics simulated at dt {dt:g} s, gap to the replayed schedule:")
-    table = Table(show_edge=False)
-    for header, justify in (("policy", "left"), ("avg JCT (s)", "right"), ("gap", "right")):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for policy_result in run_policies(instance, list(GAP_POLICIES), dt=dt):
-        gap = policy_result.avg_jct / replayed - 1.0
-        table.add_row(policy_result.policy, f"{policy_result.avg_jct:,.2f}", f"{gap:+.2%}")
-    console.print(table)
-    if result.status.value != "optimal":
-        console.print("[dim]not proven optimal: gaps are against the best schedule found[/dim]")
-
-
-@app.command()
-def gap(
-    suite: Annotated[
-        Path,
-        typer.Option("--suite", metavar="DIR", help="Directory with instances and optima.json."),
-    ] = Path("instances"),
-) -> None:
-    """Per instance and policy: average JCT ÷ recorded offline optimum − 1, with a summary."""
-    from formulations.offline.suite import (
-        GAP_POLICIES,
-        OPTIMA_FILE,
-        gap_summary,
-        gap_table,
-        load_suite,
-    )
-
-    if not (suite / OPTIMA_FILE).is_file():
-        _fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)
-    try:
-        entries = load_suite(suite)
-    except ValueError as exc:
-        _fail(str(exc), 1)
-    table = gap_table(entries)
-    summary = gap_summary(table)
-    from rich.table import Table
-
-    out = Table(
-        title=f"Gap to the offline optimum: {suite}",
-        caption="avg JCT ÷ optimum − 1 at the recorded dt; '-' where no optimum was proven",
-        show_edge=False,
-    )
-    out.add_column("instance")
-    out.add_column("optimum (s)", justify="right")
-    for name in GAP_POLICIES:
-        out.add_column(name, justify="right")
-
-    def pct(value: float) -> str:
-        return "-" if math.isnan(value) else f"{value:+.1%}"
-
-    for instance_name, row in table.iterrows():
-        optimum = row["optimum"]
-        label = f"{optimum:,.1f}" if row["status"] == "optimal" else f"({row['status']})"
-        out.add_row(str(instance_name), label, *(pct(float(row[p])) for p in GAP_POLICIES))
-    out.add_section()
-    for stat in summary.index:
-        out.add_row(stat, "", *(pct(float(summary.loc[stat, p])) for p in GAP_POLICIES))
-    console = _stdout()
-    console.print(out)
-    proven = int((table["status"] == "optimal").sum())
-    console.print(f"[dim]{proven} of {len(table)} instances with a proven optimum[/dim]")
-
-
 @app.command("policies")
 def list_policies() -> None:
     """List the registered policies."""
@@ -649,3 +465,7 @@ def _compare_table(frame: pd.DataFrame, title: str) -> Table:
     for cells in rows:
         table.add_row(*cells)
     return table
+
+
+# The sweep and solver commands live in their own module; importing it registers them on ``app``.
+from sjfbsbf import cli_research  # noqa: E402, F401
