@@ -8,7 +8,7 @@ from formulations.round import solve as solve_round
 from sjfbsbf.policies import register as _register
 
 # Needs the solver packages, so it stays out of default comparisons.
-_register("exact-round", SolverPolicy, needs_options=True)
+_register("exact-round", SolverPolicy, default=False)
 
 # -- offline model (DESIGN §4.2) ----------------------------------------------------------------
 from formulations.offline import solve_offline  # noqa: E402

@@ -173,10 +173,17 @@ def _sim_options(
 
 def _check_policies(names: list[str], option: str) -> list[str]:
     """Fail unless every name is a registered policy."""
-    from sjfbsbf.policies import policy_names
+    from sjfbsbf.policies import needs_options, policy_names
 
     registered = policy_names()
     for name in names:
+        if needs_options(name):
+            raise typer.BadParameter(
+                f"policy {name!r} replays a given schedule and cannot run on an instance alone "
+                "(from Python: make_policy('planned', schedule=...); `sjfbsbf solve` replays "
+                "its optimum)",
+                param_hint=f"'{option}'",
+            )
         if name not in registered:
             raise typer.BadParameter(
                 f"unknown policy {name!r} (registered: {', '.join(registered)})",
@@ -388,12 +395,8 @@ def list_policies() -> None:
     table = Table(box=None, pad_edge=False)
     for header in ("policy", "preemptive", "sharing", "description"):
         table.add_column(header)
-    for name in policy_names():
-        try:
-            policy: Any = make_policy(name)
-        except Exception:  # a policy that needs options (e.g. a schedule to replay)
-            table.add_row(escape(name), "", "", "")
-            continue
+    for name in policy_names():  # each runs on an instance alone, with default options
+        policy: Any = make_policy(name)
         doc = (type(policy).__doc__ or "").strip().splitlines()
         table.add_row(
             escape(name),
@@ -401,7 +404,12 @@ def list_policies() -> None:
             _yes_no(getattr(policy, "sharing", None)),
             escape(doc[0]) if doc else "",
         )
-    _stdout().print(table)
+    console = _stdout()
+    console.print(table)
+    console.print(
+        "[dim]planned (replays a given schedule, e.g. an offline optimum) is used by "
+        "`sjfbsbf solve` and from Python; it cannot run on an instance alone.[/dim]"
+    )
 
 
 def _yes_no(flag: object) -> str:

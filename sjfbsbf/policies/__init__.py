@@ -31,12 +31,21 @@ _REGISTRY: dict[str, PolicyFactory] = {
 }
 
 
-#: Registered policies that cannot run without options (e.g. ``planned`` needs a schedule) or
-#: that need an optional component; they are left out of default comparisons.
-_NEEDS_OPTIONS: set[str] = set()
+#: Registered policies that cannot run on an instance alone (``planned`` needs a schedule):
+#: reachable through :func:`make_policy`, never listed by :func:`policy_names`.
+_REPLAY_ONLY: set[str] = set()
+#: Registered policies that run on an instance alone but are left out of default comparisons
+#: (e.g. ``exact-round``, which needs the solver packages and is slow).
+_NOT_DEFAULT: set[str] = set()
 
 
-def register(name: str, factory: PolicyFactory, *, needs_options: bool = False) -> None:
+def register(
+    name: str,
+    factory: PolicyFactory,
+    *,
+    needs_options: bool = False,
+    default: bool = True,
+) -> None:
     """Add a policy factory under ``name`` (an error if the name is taken).
 
     Parameters
@@ -46,26 +55,40 @@ def register(name: str, factory: PolicyFactory, *, needs_options: bool = False) 
     factory
         Called with the policy's options; returns a fresh policy.
     needs_options
-        The policy cannot run with default options (it is then left out of
-        ``policy_names(defaults_only=True)``).
+        The policy cannot run on an instance alone (e.g. ``planned`` needs a schedule): it is
+        reachable through :func:`make_policy` but not listed by :func:`policy_names`, so no
+        "run every policy" loop can pick it up.
+    default
+        Whether ``sjfbsbf compare`` runs it when no ``--policies`` is given
+        (``policy_names(defaults_only=True)``).
     """
     if name in _REGISTRY:
         raise ValueError(f"policy {name!r} is already registered")
     _REGISTRY[name] = factory
     if needs_options:
-        _NEEDS_OPTIONS.add(name)
+        _REPLAY_ONLY.add(name)
+    if not default:
+        _NOT_DEFAULT.add(name)
 
 
 def policy_names(*, defaults_only: bool = False) -> list[str]:
-    """Names of the registered policies, in registration order.
+    """Names of the registered policies that run on an instance alone, in registration order.
 
-    With ``defaults_only``, only those that run with default options (what ``sjfbsbf compare``
-    runs when no ``--policies`` is given).
+    Policies that need options to run at all (``planned``) are never listed. With
+    ``defaults_only``, only those a default comparison runs (what ``sjfbsbf compare`` runs when
+    no ``--policies`` is given).
     """
-    return [n for n in _REGISTRY if not (defaults_only and n in _NEEDS_OPTIONS)]
+    return [
+        n for n in _REGISTRY if n not in _REPLAY_ONLY and not (defaults_only and n in _NOT_DEFAULT)
+    ]
 
 
-register("planned", Planned, needs_options=True)
+def needs_options(name: str) -> bool:
+    """Whether a registered policy cannot run on an instance alone (e.g. ``planned``)."""
+    return name in _REPLAY_ONLY
+
+
+register("planned", Planned, needs_options=True, default=False)
 
 
 def make_policy(name: str, **options: Any) -> Policy:
@@ -88,6 +111,7 @@ __all__ = [
     "Srtf",
     "Tiresias",
     "make_policy",
+    "needs_options",
     "policy_names",
     "register",
 ]
