@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -124,18 +124,25 @@ def solve(
         instance, solver, dt=dt, time_limit=time_limit, seed=seed, num_workers=workers
     )
     info = result.info
-    replayed = info.get("replayed_avg_jct")
+    replayed = result.objective  # the simulator's score of the returned schedule
 
     def seconds(value: float | None) -> str:
         return "-" if value is None else f"{value:,.2f}"
 
     console.print(f"status              {result.status.value}", markup=False)
-    console.print(f"objective (avg JCT) {seconds(result.objective)} s", markup=False)
-    console.print(f"bound               {seconds(result.bound)} s", markup=False)
-    console.print(f"replayed avg JCT    {seconds(replayed)} s", markup=False)
+    console.print(f"avg JCT (simulated) {seconds(result.objective)} s", markup=False)
+    console.print(f"lower bound         {seconds(result.bound)} s", markup=False)
+    source = info.get("source")
+    if source is not None:
+        model_objective = info.get("model_objective")
+        origin = "the model" if source == "model" else source.replace("heuristic:", "heuristic ")
+        if model_objective is not None:
+            origin += f" (model objective {model_objective:,.2f} s)"
+        console.print(f"schedule from       {origin}", markup=False)
     console.print(
-        f"[dim]solve {result.runtime_s:.2f} s, horizon {info.get('horizon')} slots, "
-        f"model tolerance {info.get('tolerance_s', 0.0):.3f} s[/dim]"
+        f"[dim]{_solver_line(solver, info, time_limit)}; {len(info.get('rounds', []))} model "
+        f"solve(s), {result.runtime_s:.2f} s; horizon {info.get('horizon')} slots, model "
+        f"tolerance {info.get('tolerance_s', 0.0):.3f} s[/dim]"
     )
     if "reason" in info:
         console.print(f"reason: {info['reason']}", markup=False, soft_wrap=True)
@@ -143,7 +150,7 @@ def solve(
         return
     from rich.table import Table
 
-    console.print(f"heuristics simulated at dt {dt:g} s, gap to the replayed schedule:")
+    console.print(f"heuristics simulated at dt {dt:g} s, gap to the schedule above:")
     table = Table(show_edge=False)
     for header, justify in (("policy", "left"), ("avg JCT (s)", "right"), ("gap", "right")):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
@@ -153,6 +160,30 @@ def solve(
     console.print(table)
     if result.status.value != "optimal":
         console.print("[dim]not proven optimal: gaps are against the best schedule found[/dim]")
+
+
+def _solver_line(solver: str, info: dict[str, Any], time_limit: float) -> str:
+    """What ran and what a time-limited result depends on (docs/formulations.md §2.6)."""
+    limit = info.get("limit")
+    if solver == "cpsat":
+        workers = info.get("num_workers", 1)
+        line = (
+            f"CP-SAT, {workers} worker{'s' if workers != 1 else ''}, seed {info.get('seed')}, "
+            f"deterministic time limit {time_limit:g}"
+        )
+        if limit == "wall-clock guard":
+            line += " (stopped by the wall-clock guard: not reproducible)"
+        elif limit is not None:
+            line += (
+                " (reached: reproducible)"
+                if workers == 1
+                else " (reached: with several workers a stopped run may differ from run to run)"
+            )
+        return line
+    line = f"MILP ({info.get('backend', 'highs')}), wall-clock time limit {time_limit:g} s"
+    if limit is not None:
+        line += " (reached: a stopped run is not reproducible)"
+    return line
 
 
 @app.command()

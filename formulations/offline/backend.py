@@ -79,6 +79,20 @@ def model_finish(data: OfflineData, plan: JobPlan) -> float:
     return (plan.end_slot + plan.last_fraction) * data.dt
 
 
+def decision_keys(plans: dict[int, JobPlan]) -> list[tuple[str, int, int]]:
+    """Keys ``(name, job position, slot / GPU / option)`` of the y, z, x at 1 in ``plans``.
+
+    Start slot, option and GPU set fix a schedule; a no-good cut over these keys
+    (``add_exclusions`` in both backends) removes exactly that schedule from the model.
+    """
+    keys: list[tuple[str, int, int]] = []
+    for position, plan in sorted(plans.items()):
+        keys.append(("y", position, plan.start_slot))
+        keys.append(("z", position, plan.option))
+        keys.extend(("x", position, g) for g in plan.gpus)
+    return keys
+
+
 def avg_jct_from_total(data: OfflineData, total_finish: float) -> float:
     """Average JCT (s) from the sum of finish times (s)."""
     return (total_finish - data.arrival_total) / len(data.jobs)

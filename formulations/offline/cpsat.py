@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, TypeAlias
 
 from ortools.sat.python import cp_model
 
-from formulations.offline.backend import JobPlan, RawSolve, avg_jct_from_total, schedule_values
+from formulations.offline.backend import (
+    JobPlan,
+    RawSolve,
+    avg_jct_from_total,
+    decision_keys,
+    schedule_values,
+)
 from formulations.offline.preprocess import OfflineData, slowing_options
 from formulations.result import SolveStatus
 from sjfbsbf.policies.planned import Schedule
@@ -455,6 +462,21 @@ def fix_schedule(
     return True
 
 
+def add_exclusions(
+    model: cp_model.CpModel, data: OfflineData, v: CpVars, excluded: Sequence[dict[int, JobPlan]]
+) -> None:
+    """No-good cuts: each excluded schedule (start slots, options, GPU sets) is infeasible."""
+    table = {"y": v.y, "x": v.x, "z": v.z}
+    for plans in excluded:
+        keys = decision_keys(plans)
+        model.add_bool_or([table[name][i, k].Not() for name, i, k in keys])
+
+
+#: Wall-clock guard of a deterministic-time-limited CP-SAT solve: ``factor · limit + extra`` s.
+WALL_GUARD_FACTOR = 3.0
+WALL_GUARD_EXTRA_S = 30.0
+
+
 def solve_cpsat(
     data: OfflineData,
     *,
@@ -463,9 +485,18 @@ def solve_cpsat(
     num_workers: int = 1,
     hint: bool = True,
     log: bool = False,
+    exclude: Sequence[dict[int, JobPlan]] = (),
 ) -> RawSolve:
-    """Build and solve the CP-SAT model."""
+    """Build and solve the CP-SAT model.
+
+    ``time_limit`` is CP-SAT's *deterministic* time (``max_deterministic_time``, calibrated to
+    be close to seconds), so a time-limited run is reproducible for a given seed with one worker
+    (docs/formulations.md §2.6); a wall-clock guard of ``3 · limit + 30`` s stops a machine much
+    slower than the calibration (``info["limit"]`` then says ``"wall-clock guard"``).
+    ``exclude``: schedules cut off by no-good constraints.
+    """
     model, v = build(data)
+    add_exclusions(model, data, v, exclude)
     if hint:
         add_hint(model, data, v)
     solver = cp_model.CpSolver()
@@ -473,25 +504,36 @@ def solve_cpsat(
     solver.parameters.num_workers = num_workers
     solver.parameters.log_search_progress = log
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+        solver.parameters.max_deterministic_time = float(time_limit)
+        solver.parameters.max_time_in_seconds = (
+            WALL_GUARD_FACTOR * float(time_limit) + WALL_GUARD_EXTRA_S
+        )
     started = time.perf_counter()
     code = solver.solve(model)
     runtime = time.perf_counter() - started
+    deterministic = float(solver.response_proto.deterministic_time)
     info: dict[str, Any] = {
         "cpsat_status": solver.status_name(code),
         "variables": len(model.proto.variables),
         "constraints": len(model.proto.constraints),
         "num_workers": num_workers,
         "seed": seed,
+        "deterministic_time": deterministic,
+        "budget_used": deterministic,
     }
     scale = data.dt / data.time_units_per_slot
+    stopped = code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and time_limit is not None
+    if stopped:
+        assert time_limit is not None
+        guard = runtime >= WALL_GUARD_FACTOR * time_limit + WALL_GUARD_EXTRA_S - 1.0
+        info["limit"] = "wall-clock guard" if guard else "deterministic time"
     if code == cp_model.OPTIMAL:
         status = SolveStatus.OPTIMAL
     elif code == cp_model.FEASIBLE:
         status = SolveStatus.FEASIBLE
     elif code == cp_model.INFEASIBLE:
         status = SolveStatus.INFEASIBLE
-    elif code == cp_model.UNKNOWN and time_limit is not None and runtime >= 0.9 * time_limit:
+    elif code == cp_model.UNKNOWN and stopped:
         status = SolveStatus.TIME_LIMIT
     else:
         status = SolveStatus.UNKNOWN

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, TypeAlias
 
 import pulp
 
-from formulations.offline.backend import JobPlan, RawSolve, schedule_values
+from formulations.offline.backend import JobPlan, RawSolve, decision_keys, schedule_values
 from formulations.offline.preprocess import OfflineData, slowing_options
+from formulations.quiet import stdout_to_stderr
 from formulations.result import SolveStatus
 
 Var: TypeAlias = pulp.LpVariable
@@ -483,6 +485,19 @@ def _start_values(data: OfflineData) -> dict[str, float]:
     return {f"{name}_{i}_{k}": float(value) for (name, i, k), value in values.items()}
 
 
+def add_exclusions(
+    prob: pulp.LpProblem, data: OfflineData, v: MilpVars, excluded: Sequence[dict[int, JobPlan]]
+) -> None:
+    """No-good cuts: each excluded schedule (start slots, options, GPU sets) is infeasible."""
+    table = {"y": v.y, "x": v.x, "z": v.z}
+    for n, plans in enumerate(excluded):
+        keys = decision_keys(plans)
+        prob += (
+            pulp.lpSum(table[name][i, k] for name, i, k in keys) <= len(keys) - 1,
+            f"exclude_{n}",
+        )
+
+
 def solve_milp(
     data: OfflineData,
     *,
@@ -492,16 +507,21 @@ def solve_milp(
     seed: int = 0,
     hint: bool = True,
     msg: bool = False,
+    exclude: Sequence[dict[int, JobPlan]] = (),
 ) -> RawSolve:
     """Build and solve the MILP; read the status from ``sol_status`` (PuLP 3.3 pitfall).
 
     ``threads`` is passed to CBC only: HiGHS fixes its thread pool at the first solve in a
     process, and a later solve asking for a different count fails ("Not Set"), so HiGHS keeps
-    its default (its branch-and-bound is serial anyway).
+    its default (its branch-and-bound is serial anyway). ``time_limit`` is wall-clock: a run
+    stopped by it is not reproducible (docs/formulations.md §2.6). The solvers' own output
+    (HiGHS's banner, CBC's log) goes to stderr with ``msg``, nowhere otherwise, never to stdout.
+    ``exclude``: schedules cut off by no-good constraints.
     """
     if backend not in MILP_BACKENDS:
         raise ValueError(f"unknown MILP backend {backend!r}; choose one of {MILP_BACKENDS}")
     prob, v = build(data)
+    add_exclusions(prob, data, v, exclude)
     solver: Any
     if backend == "highs":
         solver = _HighsWithStart(
@@ -524,7 +544,8 @@ def solve_milp(
                 options=[f"randomCbcSeed {seed + 1}"],  # 0 would mean "time of day" to CBC
             )
     started = time.perf_counter()
-    prob.solve(solver)
+    with stdout_to_stderr(keep=msg):
+        prob.solve(solver)
     runtime = time.perf_counter() - started
     info: dict[str, Any] = {
         "backend": backend,
@@ -537,7 +558,10 @@ def solve_milp(
     if backend == "highs":
         # Solver time proper: PuLP's row-by-row transfer to highspy is model building.
         runtime = float(prob.solverModel.getRunTime())
+    info["budget_used"] = info["wall_s"]
     status, bound = _status_and_bound(prob, backend, info)
+    if time_limit is not None and status in (SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT):
+        info["limit"] = "wall-clock"
     plans: dict[int, Any] = {}
     objective = None
     if status.has_solution:

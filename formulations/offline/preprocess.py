@@ -5,14 +5,18 @@ nodes), each option's exclusive duration and memory, its work in integer *work u
 progress one full slot brings alone and beside every possible partner (integers, rounded down),
 its start and end windows (from arrival and a safe per-job deadline), and the pairs of jobs that
 may co-run with their memory conflicts and slowdowns. The integer coefficients are computed here,
-so the MILP and CP-SAT solve the same numbers (docs/formulations.md, "Offline model").
+so the MILP and CP-SAT solve the same numbers (docs/formulations.md §2.5).
 
-Resolution. A job's work is ``W = round(L · D / dt)`` units, ``D`` its exclusive duration at the
+Resolution. A job's work is ``W = floor(L · D / dt)`` units, ``D`` its exclusive duration at the
 full batch and ``L`` = :data:`WORK_UNITS_PER_SLOT`; a full slot at option o slowed by ξ brings
-``floor(W · dt / (D_o · ξ))`` units. Rounding down makes the model never faster than the
-simulator; the time used in a job's last slot is an integer number of ``dt / F`` units
-(``F`` = dt / :data:`TIME_RESOLUTION_S`) in CP-SAT. :attr:`OfflineData.tolerance_s` bounds the
-resulting difference between the model's average JCT and the simulator's for one schedule.
+``ceil(W · dt / (D_o · ξ))`` units. Required work rounded down and progress rounded up make the
+model never slower than the simulator (up to the last slot's time unit below), so every schedule
+the simulator runs is feasible in the model at no more than its simulated JCTs: the model is a
+relaxation and its optimum a lower bound. The time used in a job's last slot is an integer number
+of ``dt / F`` units (``F`` = dt / :data:`TIME_RESOLUTION_S`) in CP-SAT, rounded up.
+:attr:`OfflineData.tolerance_s` bounds the difference between the model's average JCT and the
+simulator's for one schedule as long as both release every job at the same tick; whether they
+do is decided by replaying the schedule (``solve_offline``).
 
 Horizon. With an upper bound ``UB`` on the total JCT (from the best non-preemptive heuristic's
 simulated schedule) and a lower bound ``LB_k`` on every job's JCT, any schedule at least as good
@@ -41,7 +45,7 @@ WORK_UNITS_PER_SLOT = 100_000
 TIME_RESOLUTION_S = 0.01
 #: Jobs (first in (arrival, id) order) whose rows order the GPU columns lexicographically.
 LEX_ROWS = 16
-#: Relative slack absorbing float noise when flooring an exact integer ratio.
+#: Relative slack absorbing float noise when rounding an exact integer ratio.
 _FLOOR_SLACK = 1e-9
 
 
@@ -287,6 +291,20 @@ def floor_units(value: float) -> int:
     return math.floor(value * (1.0 + _FLOOR_SLACK))
 
 
+def ceil_units(value: float) -> int:
+    """``ceil`` that treats values within float noise above an integer as that integer."""
+    return math.ceil(value * (1.0 - _FLOOR_SLACK))
+
+
+def slot_progress(work: int, dt: float, duration_s: float, slowdown: float = 1.0) -> int:
+    """Work units one full slot brings a job of ``work`` units, rounded up (at least 1).
+
+    The job takes ``duration_s`` alone at this option, ``duration_s · slowdown`` beside its
+    partner; rounding up keeps the model never slower than the simulator (§2.5).
+    """
+    return max(1, ceil_units(work * dt / (duration_s * slowdown)))
+
+
 def _profiles(instance: Instance) -> list[ModelProfile]:
     catalog = get_catalog(instance.catalog)
     generic = generic_profile(catalog)
@@ -315,7 +333,7 @@ def _options(
                     spans=spans,
                     duration_s=duration,
                     memory_gb=memory_gb(job, profile, s),
-                    alone=max(1, floor_units(work * dt / duration)),
+                    alone=slot_progress(work, dt, duration),
                 )
             )
     return tuple(out)
@@ -373,7 +391,7 @@ def preprocess(
     options: list[tuple[OptionData, ...]] = []
     for job, profile in zip(instance.jobs, profiles, strict=True):
         base = exclusive_duration(job, profile, cluster)
-        work = max(1, round(work_units_per_slot * base / dt))
+        work = max(1, floor_units(work_units_per_slot * base / dt))
         works.append(work)
         options.append(_options(instance, job, profile, work, dt))
 
@@ -391,8 +409,9 @@ def preprocess(
                         worst = max(worst, model.slowdown(occ_i, occ_k))
         xi_max.append(worst)
 
-    # Per-job tolerance: the model is slower than the simulator by < 1 work unit per full slot
-    # (rounded-down progress) plus one time unit in the last slot (CP-SAT).
+    # Per-job tolerance (§2.5): while both release at the same ticks, the model is faster than
+    # the simulator by < 1 work unit per slot (progress rounded up against work rounded down)
+    # and slower by < one time unit in the last slot (CP-SAT rounds its used time up).
     job_tol = []
     for i in range(n):
         longest = max(o.duration_s for o in options[i]) * xi_max[i]
@@ -485,8 +504,8 @@ def preprocess(
                 fits = occ_i.memory_gb + occ_k.memory_gb <= mem_cap
                 xi_i = model.slowdown(occ_i, occ_k)
                 xi_k = model.slowdown(occ_k, occ_i)
-                prog_i = floor_units(works[i] * dt / (opt_i.duration_s * xi_i))
-                prog_k = floor_units(works[k] * dt / (opt_k.duration_s * xi_k))
+                prog_i = slot_progress(works[i], dt, opt_i.duration_s, xi_i)
+                prog_k = slot_progress(works[k], dt, opt_k.duration_s, xi_k)
                 combos.append(
                     PairOption(
                         first_option=oi,
@@ -545,12 +564,8 @@ def _throughput(
                 occ_k = occupants[k][opt_k.accumulation]
                 if occ_i.memory_gb + occ_k.memory_gb > mem_cap:
                     continue
-                prog_i = floor_units(
-                    works[i] * dt / (opt_i.duration_s * model.slowdown(occ_i, occ_k))
-                )
-                prog_k = floor_units(
-                    works[k] * dt / (opt_k.duration_s * model.slowdown(occ_k, occ_i))
-                )
+                prog_i = slot_progress(works[i], dt, opt_i.duration_s, model.slowdown(occ_i, occ_k))
+                prog_k = slot_progress(works[k], dt, opt_k.duration_s, model.slowdown(occ_k, occ_i))
                 best = max(
                     best, min(prog_i, opt_i.alone) / tops[i] + min(prog_k, opt_k.alone) / tops[k]
                 )

@@ -1,21 +1,31 @@
-"""``solve_offline``: the whole schedule of a small instance, exactly (DESIGN §4.2, §4.3).
+"""``solve_offline``: the whole schedule of a small instance, exactly (docs/formulations.md §2).
 
 One entry point over the backends: CP-SAT, the MILP (HiGHS or CBC) and, for tiny instances, brute
-force. The solver's schedule is replayed in the simulator (``planned`` policy): that average JCT
-is the re-scored value callers report; the model's objective is kept beside it as the check.
+force. The model is a relaxation of the simulator (progress rounded up, §2.5), so its optimum is a
+lower bound; the replay decides (§2.9). Each model schedule is replayed in the simulator
+(``planned`` policy); if the replay disagrees with the model beyond the stated tolerance (a job the
+model releases a tick earlier than the simulator, or a plan the simulator cannot run), that
+schedule is cut off by a no-good constraint and the model is solved again. The result's
+``objective`` is always a simulated average JCT: the best replayed schedule, the best
+non-preemptive heuristic's included, so a solve that finds nothing better still returns a
+schedule.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
-from formulations.offline.backend import RawSolve, model_finish, to_schedule
+from formulations.offline.backend import JobPlan, RawSolve, model_finish, to_schedule
 from formulations.offline.preprocess import OfflineData, preprocess
 from formulations.offline.replay import replay
 from formulations.result import SolveResult, SolveStatus
+from sjfbsbf.errors import FeasibilityError
 from sjfbsbf.interference import Interference, time_slicing
 from sjfbsbf.model import Instance
+from sjfbsbf.policies.planned import PlanError, Schedule
+from sjfbsbf.simulator import SchedulingError
 
 #: Backends of :func:`solve_offline`.
 SOLVERS = ("cpsat", "milp", "brute")
@@ -23,11 +33,25 @@ SOLVERS = ("cpsat", "milp", "brute")
 DEFAULT_DT = 60.0
 #: Relative tolerance added to :attr:`OfflineData.tolerance_s` for solver numerics.
 RELATIVE_TOLERANCE = 1e-6
+#: Most model solves in one call: each after the first cuts off a schedule whose replay
+#: disagreed with the model (§2.9).
+MAX_ROUNDS = 20
 
 
 def objective_tolerance(data: OfflineData, value: float) -> float:
     """Largest expected |model − simulator| (or |MILP − CP-SAT|) average JCT difference (s)."""
     return data.tolerance_s + RELATIVE_TOLERANCE * abs(value)
+
+
+@dataclass(frozen=True)
+class _Best:
+    """The best replayed schedule so far."""
+
+    schedule: Schedule
+    avg_jct: float
+    source: str
+    model_objective: float | None
+    finish: dict[int, float]
 
 
 def solve_offline(
@@ -42,6 +66,7 @@ def solve_offline(
     horizon: int | None = None,
     interference: Interference | None = None,
     hint: bool = True,
+    max_rounds: int = MAX_ROUNDS,
 ) -> SolveResult:
     """Solve the offline problem of ``instance`` with slots of ``dt`` seconds.
 
@@ -54,11 +79,12 @@ def solve_offline(
     dt
         Slot length = the simulator's tick used to replay the schedule (s).
     time_limit
-        Seconds for the solver (``None``: none; brute force ignores it).
+        Budget for all model solves together (``None``: none; brute force ignores it). CP-SAT
+        counts deterministic time (reproducible with one worker), the MILP wall-clock seconds.
     seed
-        Random seed (CP-SAT ``random_seed``; HiGHS's is fixed at 0).
+        Random seed (CP-SAT ``random_seed``, HiGHS ``random_seed``).
     num_workers
-        CP-SAT workers / MILP threads.
+        CP-SAT workers / CBC threads.
     milp_backend
         ``"highs"`` (``pulp.HiGHS`` via highspy) or ``"cbc"``.
     horizon
@@ -67,16 +93,21 @@ def solve_offline(
         Interference model (default: time slicing, as the simulator).
     hint
         Start from the best non-preemptive heuristic's schedule (CP-SAT hint, HiGHS start).
+    max_rounds
+        Most model solves (each after the first cuts off a schedule the replay disagreed with).
 
     Returns
     -------
     SolveResult
-        ``objective`` and ``bound``: the model's average JCT and its proven lower bound (s; the
-        better of the backend's and the preprocessing's, so also after a time limit);
-        ``solution``: the schedule (:data:`~sjfbsbf.policies.planned.Schedule`);
-        ``info["replayed_avg_jct"]``: its simulated average JCT (the value to report);
-        ``info["tolerance_s"]``: the bound on |objective − replayed| from integer rounding;
-        ``info["model_finish"]``: job id -> finish time the model predicts.
+        ``status``: ``OPTIMAL`` when the best replayed schedule is within the model tolerance of
+        the lower bound, ``FEASIBLE`` otherwise (a schedule always comes back when the heuristics
+        fit the horizon). ``objective``: the simulated average JCT of ``solution`` (s).
+        ``bound``: a proven lower bound on every schedule's simulated average JCT (up to the
+        tolerance). ``info``: ``replayed_avg_jct`` (= objective), ``model_objective`` (the
+        model's value of the returned schedule, when it came from the model), ``source``
+        (``"model"`` or ``"heuristic:<policy>"``), ``rounds`` (one record per model solve),
+        ``tolerance_s``, ``model_finish`` / ``replay_finish`` (job id -> s), ``limit`` (what
+        stopped a time-limited solve), ``replay_within_tolerance``.
 
     Raises
     ------
@@ -89,63 +120,172 @@ def solve_offline(
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     if num_workers < 1:
         raise ValueError("num_workers must be at least 1")
+    if max_rounds < 1:
+        raise ValueError("max_rounds must be at least 1")
     model = interference or time_slicing()
     if solver == "brute":
         from formulations.offline.brute import solve_brute
 
         return solve_brute(instance, dt, interference=model)
     data = preprocess(instance, dt, interference=model, horizon=horizon)
-    base_info: dict[str, Any] = {
+    info: dict[str, Any] = {
         "dt": dt,
         "horizon": data.horizon,
         "tolerance_s": data.tolerance_s,
         "heuristic": data.heuristic.policy if data.heuristic else None,
         "heuristic_avg_jct": data.heuristic.avg_jct if data.heuristic else None,
+        "num_workers": num_workers,
+        "seed": seed,
     }
     if data.infeasible is not None:
-        base_info["reason"] = data.infeasible
-        return SolveResult(SolveStatus.INFEASIBLE, None, None, 0.0, solver, None, base_info)
-    raw: RawSolve
+        info["reason"] = data.infeasible
+        return SolveResult(SolveStatus.INFEASIBLE, None, None, 0.0, solver, None, info)
+
+    best: _Best | None = None
+    if data.heuristic is not None:
+        run = data.heuristic
+        best = _Best(run.schedule, run.avg_jct, f"heuristic:{run.policy}", None, run.finish)
+    trivial = data.lower_bound_total / len(data.jobs)
+    model_bound: float | None = None  # lower bound over the schedules not cut off
+    excluded: list[dict[int, JobPlan]] = []
+    rounds: list[dict[str, Any]] = []
+    runtime = budget_used = 0.0
+    proven = False
+    backend_status = SolveStatus.UNKNOWN
+    for number in range(max_rounds):
+        remaining = None if time_limit is None else time_limit - budget_used
+        if remaining is not None and remaining <= 0:
+            info["limit"] = info.get("limit", "time limit")
+            break
+        raw = _run_backend(data, solver, remaining, seed, num_workers, milp_backend, hint, excluded)
+        runtime += raw.runtime_s
+        used = float(raw.info.get("budget_used", raw.runtime_s))
+        budget_used += used
+        backend_status = raw.status
+        record: dict[str, Any] = {
+            "status": raw.status.value,
+            "model_objective": raw.objective,
+            "budget_used": used,
+            "runtime_s": raw.runtime_s,
+        }
+        rounds.append(record)
+        info.update({k: v for k, v in raw.info.items() if k != "budget_used"})
+        if raw.bound is not None and raw.status is not SolveStatus.INFEASIBLE:
+            model_bound = raw.bound if model_bound is None else max(model_bound, raw.bound)
+        if raw.status is SolveStatus.INFEASIBLE:
+            if number == 0 and best is not None:
+                raise RuntimeError(
+                    "the offline model rejects every schedule, although the heuristic's "
+                    f"({best.source}) lies in its decision space: a bug in the model"
+                )
+            # Every schedule not cut off is worse than the heuristic's bound: the best replayed
+            # one (the cut-off ones were replayed) is optimal.
+            proven = True
+            break
+        if not raw.status.has_solution:
+            break
+        assert raw.objective is not None
+        schedule = to_schedule(data, raw.plans)
+        replayed, finish = _replay(instance, schedule, dt, model)
+        within = replayed is not None and abs(raw.objective - replayed) <= objective_tolerance(
+            data, raw.objective
+        )
+        record.update({"replayed_avg_jct": replayed, "replay_within_tolerance": within})
+        if replayed is not None and _better(replayed, best):
+            best = _Best(schedule, replayed, "model", raw.objective, finish)
+            info["model_finish"] = {
+                data.jobs[i].job_id: model_finish(data, plan) for i, plan in raw.plans.items()
+            }
+        if raw.status is not SolveStatus.OPTIMAL:
+            break  # stopped by the limit: no proof this round
+        lower = raw.objective
+        if best is not None and best.avg_jct <= lower + objective_tolerance(data, lower):
+            proven = True
+            break
+        excluded.append(raw.plans)  # the replay disagreed: cut it off and solve again
+    else:
+        info["limit"] = f"{max_rounds} rounds"
+    info["rounds"] = rounds
+    info["budget_used"] = budget_used
+    info["excluded"] = len(excluded)
+    info["backend_status"] = backend_status.value
+
+    if best is None:
+        status = (
+            backend_status if backend_status is not SolveStatus.OPTIMAL else SolveStatus.UNKNOWN
+        )
+        bound = None if model_bound is None else max(model_bound, trivial)
+        return SolveResult(status, None, bound, runtime, solver, None, info)
+    # Schedules cut off or run by a heuristic were replayed (≥ best); the rest are ≥ the model's
+    # bound; every schedule is ≥ the preprocessing's bound (§2.2).
+    lower = trivial if model_bound is None else max(trivial, model_bound)
+    if proven and backend_status is SolveStatus.INFEASIBLE:
+        lower = best.avg_jct
+    lower_bound = min(best.avg_jct, lower)
+    info["replayed_avg_jct"] = best.avg_jct
+    info["replay_finish"] = best.finish
+    info["source"] = best.source
+    info["model_objective"] = best.model_objective
+    info["replay_within_tolerance"] = best.model_objective is not None and abs(
+        best.model_objective - best.avg_jct
+    ) <= objective_tolerance(data, best.model_objective)
+    if best.source != "model":
+        info.pop("model_finish", None)
+    final = SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE
+    return SolveResult(final, best.avg_jct, lower_bound, runtime, solver, best.schedule, info)
+
+
+def _better(replayed: float, best: _Best | None) -> bool:
+    """Whether a model schedule replaying at ``replayed`` replaces ``best`` (ties: the model's)."""
+    if best is None:
+        return True
+    if best.source == "model":
+        return replayed < best.avg_jct - 1e-9
+    return replayed <= best.avg_jct + 1e-9
+
+
+def _run_backend(
+    data: OfflineData,
+    solver: str,
+    time_limit: float | None,
+    seed: int,
+    num_workers: int,
+    milp_backend: str,
+    hint: bool,
+    excluded: list[dict[int, JobPlan]],
+) -> RawSolve:
     if solver == "cpsat":
         from formulations.offline.cpsat import solve_cpsat
 
-        raw = solve_cpsat(
-            data, time_limit=time_limit, seed=seed, num_workers=num_workers, hint=hint
-        )
-    else:
-        from formulations.offline.milp import solve_milp
-
-        raw = solve_milp(
+        return solve_cpsat(
             data,
             time_limit=time_limit,
-            backend=milp_backend,
-            threads=num_workers,
             seed=seed,
+            num_workers=num_workers,
             hint=hint,
+            exclude=excluded,
         )
-    info = {**base_info, **raw.info}
-    schedule = None
-    if raw.status.has_solution:
-        schedule = to_schedule(data, raw.plans)
-        info["model_finish"] = {
-            data.jobs[i].job_id: model_finish(data, plan) for i, plan in raw.plans.items()
-        }
+    from formulations.offline.milp import solve_milp
+
+    return solve_milp(
+        data,
+        time_limit=time_limit,
+        backend=milp_backend,
+        threads=num_workers,
+        seed=seed,
+        hint=hint,
+        exclude=excluded,
+    )
+
+
+def _replay(
+    instance: Instance, schedule: Schedule, dt: float, model: Interference
+) -> tuple[float | None, dict[int, float]]:
+    """Simulated average JCT and finish times of a schedule; ``None`` if it cannot run."""
+    try:
         result = replay(instance, schedule, dt, model)
-        replayed = float(result.jobs["jct"].mean())
-        info["replayed_avg_jct"] = replayed
-        info["replay_finish"] = {
-            int(j): float(f)
-            for j, f in zip(result.jobs["job_id"], result.jobs["finish"], strict=True)
-        }
-        assert raw.objective is not None
-        info["replay_within_tolerance"] = abs(raw.objective - replayed) <= objective_tolerance(
-            data, raw.objective
-        )
-    bound = raw.bound
-    if raw.status is not SolveStatus.INFEASIBLE:
-        # The preprocessing's bound (Σ shortest JCTs, SRPT) is proven too; keep the better one.
-        trivial = data.lower_bound_total / len(data.jobs)
-        bound = trivial if bound is None else max(bound, trivial)
-        if raw.objective is not None:
-            bound = min(bound, raw.objective)
-    return SolveResult(raw.status, raw.objective, bound, raw.runtime_s, solver, schedule, info)
+    except (PlanError, FeasibilityError, SchedulingError):
+        return None, {}
+    jobs = result.jobs
+    finish = {int(j): float(f) for j, f in zip(jobs["job_id"], jobs["finish"], strict=True)}
+    return float(jobs["jct"].mean()), finish
