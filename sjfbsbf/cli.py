@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from sjfbsbf.errors import InstanceError
+from sjfbsbf.errors import InstanceError, escape
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,9 +88,9 @@ class _Cli(TyperGroup):
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    """Print ``message`` as one line on stderr and exit with ``code``."""
+    """Print ``message`` as one line on stderr (non-printables escaped); exit with ``code``."""
     line = " ".join(part.strip() for part in message.splitlines() if part.strip())
-    sys.stderr.write(line + "\n")
+    sys.stderr.write(escape(line) + "\n")
     sys.stderr.flush()
     sys.exit(code)
 
