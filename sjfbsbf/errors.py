@@ -124,5 +124,19 @@ class SweepRunsFailed(RuntimeError):
         )
 
 
+class Interrupted(BaseException):
+    """SIGTERM arrived while a sweep ran (a BaseException, like KeyboardInterrupt).
+
+    Parameters
+    ----------
+    signum
+        The signal number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(f"interrupted by signal {signum}")
+
+
 class FeasibilityError(RuntimeError):
     """A scheduling decision violates the cluster model (raised by the feasibility checker)."""
