@@ -43,6 +43,7 @@ from sjfbsbf.sweep_workloads import build_instance
 #: Schema tag of a run record.
 RUN_SCHEMA = "sjfbsbf.sweep-run/1"
 Record = dict[str, Any]
+_VERSIONED = ("sjfbsbf", "numpy", "pandas", "ortools", "pulp", "highspy")
 Warn = Callable[[str], None]
 
 
@@ -246,9 +247,9 @@ def _signals_raise() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _worker_init(parent: int) -> None:
-    """In each worker: leave SIGINT to the main process, die on SIGTERM, and (Linux) get
-    SIGTERM when the main process dies, even by SIGKILL."""
+def _worker_init(parent: int | None) -> None:
+    """Workers leave SIGINT to the main process, die on SIGTERM, and (Linux) get SIGTERM when
+    their parent dies, even by SIGKILL (main process, or the forkserver that exits with it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
@@ -258,7 +259,7 @@ def _worker_init(parent: int) -> None:
             ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
-    if os.getppid() != parent:  # the main process died before prctl
+    if parent is not None and os.getppid() != parent:  # the main process died before prctl
         os._exit(1)
 
 
@@ -269,10 +270,16 @@ def _run_local(
         for run in todo:
             finished(run, attempt(run))
         return
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    context = multiprocessing.get_context()
+    parent = os.getpid() if context.get_start_method() == "fork" else None
     pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(todo)), initializer=_worker_init, initargs=(os.getpid(),)
+        max_workers=min(workers, len(todo)),
+        mp_context=context,
+        initializer=_worker_init,
+        initargs=(parent,),
     )
     try:
         futures = {pool.submit(attempt, run): run for run in todo}
@@ -367,12 +374,12 @@ def collect(
 def _write_manifest(sweep: Sweep, out: Path, backend: str, succeeded: int) -> None:
     from importlib.metadata import PackageNotFoundError, version
 
-    versions: dict[str, str | None] = {}
-    for package in ("sjfbsbf", "numpy", "pandas", "ortools", "pulp", "highspy"):
+    def installed(package: str) -> str | None:
         try:
-            versions[package] = version(package)
+            return version(package)
         except PackageNotFoundError:
-            versions[package] = None
+            return None
+
     failed = []
     for run in sweep.runs:
         record, _ = read_record(out / "runs" / f"{run.key}.json", run.key)
@@ -391,6 +398,6 @@ def _write_manifest(sweep: Sweep, out: Path, backend: str, succeeded: int) -> No
         "seeds": sorted({r.seed for r in sweep.runs}),
         "backend": backend,
         "python": platform.python_version(),
-        "versions": versions,
+        "versions": {package: installed(package) for package in _VERSIONED},
     }
     write_text_atomic(out / "manifest.json", json.dumps(manifest, indent=1))
