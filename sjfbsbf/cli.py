@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from sjfbsbf.errors import InstanceError
+from sjfbsbf.errors import InstanceError, Interrupted, SweepError, SweepRunsFailed, escape
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,22 +75,24 @@ class _Cli(TyperGroup):
             else:
                 line = f"sjfbsbf: error: {exc.format_message()}"
             _fail(line, exc.exit_code)
-        except InstanceError as exc:
+        except (InstanceError, SweepError, SweepRunsFailed) as exc:
             _fail(f"sjfbsbf: error: {exc}", EXIT_DATA_ERROR)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename is not None else ""
             _fail(f"sjfbsbf: error: {where}{exc.strerror or exc}", EXIT_DATA_ERROR)
         except (typer.Abort, KeyboardInterrupt):
             _fail("sjfbsbf: interrupted", 130)
+        except Interrupted as exc:  # SIGTERM during a sweep, after its workers were stopped
+            _fail(f"sjfbsbf: interrupted (signal {exc.signum})", 128 + exc.signum)
         if not standalone_mode:
             return value
         sys.exit(value if isinstance(value, int) else 0)
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    """Print ``message`` as one line on stderr and exit with ``code``."""
+    """Print ``message`` as one line on stderr (non-printables escaped); exit with ``code``."""
     line = " ".join(part.strip() for part in message.splitlines() if part.strip())
-    sys.stderr.write(line + "\n")
+    sys.stderr.write(escape(line) + "\n")
     sys.stderr.flush()
     sys.exit(code)
 

@@ -47,30 +47,41 @@ def sweep(
     ] = "local",
 ) -> None:
     """Run a sweep (resumable: finished runs are kept and skipped); write results + manifest."""
-    from sjfbsbf.sweep import load_sweep, run_sweep
-
-    if backend not in ("local", "ray"):
-        raise typer.BadParameter("must be 'local' or 'ray'", param_hint="'--backend'")
-    if not experiment.is_file():
-        _fail(f"{experiment}: no such file", 1)
-    try:
-        definition = load_sweep(experiment)
-    except ValueError as exc:
-        _fail(str(exc), 1)
-    target = out if out is not None else Path("results") / definition.name
-    console = _stdout()
-    console.print(f"sweep {definition.name}: {len(definition.runs)} runs -> {target}")
     from rich.console import Console
     from rich.progress import Progress
 
+    from sjfbsbf.errors import SweepRunsFailed, escape
+    from sjfbsbf.sweep import default_out_dir, load_sweep, run_sweep
+
+    if backend not in ("local", "ray"):
+        raise typer.BadParameter("must be 'local' or 'ray'", param_hint="'--backend'")
+    definition = load_sweep(experiment)
+    target = out if out is not None else default_out_dir(definition)
+    console = _stdout()
+    console.print(
+        f"sweep {definition.name}: {len(definition.runs)} runs -> {target}",
+        markup=False,
+        soft_wrap=True,
+    )
+    errors = Console(stderr=True)
+    bar = Progress(console=errors, transient=True, disable=not errors.is_terminal)
+    task = bar.add_task(definition.name, total=len(definition.runs))
+
+    def advance(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    def warn(message: str) -> None:
+        errors.print(f"sjfbsbf: warning: {escape(message)}", markup=False, soft_wrap=True)
+
     started = time.perf_counter()
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(definition.name, total=len(definition.runs))
-
-        def advance(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        table = run_sweep(definition, target, workers=workers, backend=backend, progress=advance)
+    with bar:
+        try:
+            table = run_sweep(
+                definition, target, workers=workers, backend=backend, progress=advance, warn=warn
+            )
+        except SweepRunsFailed:
+            console.print(f"failed runs are left out of {target / 'results.parquet'}", markup=False)
+            raise
     elapsed = time.perf_counter() - started
     console.print(
         f"{len(table)} runs in {target / 'results.parquet'} ({elapsed:.1f} s this time)",

@@ -1,10 +1,30 @@
-"""Error types shared by the whole toolkit."""
+"""Error types shared by the whole toolkit, and the escaping of text echoed in their messages."""
 
 from __future__ import annotations
 
 
+def escape(text: str) -> str:
+    """``text`` with every non-printable character written as a Python escape.
+
+    Newlines, terminal control sequences, lone surrogates and other non-printable characters
+    become ``\\n``, ``\\x1b``, ``\\ud800``...; printable text (accents included) is kept. An error
+    message built from file content thus stays on one line and cannot drive a terminal.
+
+    Examples
+    --------
+    >>> escape("a\\nb\\x1b[31m")
+    'a\\\\nb\\\\x1b[31m'
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 class InstanceError(ValueError):
     """Invalid problem data: names where it came from (file, row or job, field).
+
+    The message (``str(error)``) is one line: non-printable characters of every part are
+    escaped (see :func:`escape`).
 
     Parameters
     ----------
@@ -13,7 +33,7 @@ class InstanceError(ValueError):
     source
         File name (or ``None`` for data built in memory).
     row
-        Job id or row number the error is about, if any.
+        Job id, or a text such as ``"line 12"`` or ``"cluster"``, the error is about, if any.
     field
         Field name the error is about, if any.
     """
@@ -45,7 +65,77 @@ class InstanceError(ValueError):
         if self.field is not None:
             where.append(f"field '{self.field}'")
         prefix = ", ".join(where)
-        return f"{prefix}: {self.message}" if prefix else self.message
+        return escape(f"{prefix}: {self.message}" if prefix else self.message)
+
+
+class SweepError(ValueError):
+    """An invalid sweep definition: names the file and the key at fault.
+
+    Parameters
+    ----------
+    message
+        What is wrong.
+    source
+        The sweep file (or ``None`` for a definition built in memory).
+    key
+        Dotted path of the key at fault, e.g. ``"workloads[1].n_jobs"``, if any.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, key: str | None = None) -> None:
+        self.message = message
+        self.source = source
+        self.key = key
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = [str(part) for part in (self.source,) if part is not None]
+        if self.key is not None:
+            where.append(f"key '{self.key}'")
+        prefix = ", ".join(where)
+        return escape(f"{prefix}: {self.message}" if prefix else self.message)
+
+
+class SweepRunsFailed(RuntimeError):
+    """Some runs of a sweep raised; the others finished and their results were kept.
+
+    Parameters
+    ----------
+    failures
+        One ``(run description, error text)`` per failed run.
+    total
+        Number of runs of the sweep.
+    out_dir
+        The sweep's output directory (the failure records are under ``runs/``).
+    """
+
+    def __init__(self, failures: list[tuple[str, str]], total: int, out_dir: str) -> None:
+        self.failures = failures
+        self.total = total
+        self.out_dir = out_dir
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        shown = "; ".join(f"{what}: {error}" for what, error in self.failures[:3])
+        more = len(self.failures) - 3
+        tail = f"; and {more} more" if more > 0 else ""
+        return escape(
+            f"{len(self.failures)} of {self.total} runs failed: {shown}{tail} (failure records "
+            f"in {self.out_dir}/runs/; a rerun retries them)"
+        )
+
+
+class Interrupted(BaseException):
+    """SIGTERM arrived while a sweep ran (a BaseException, like KeyboardInterrupt).
+
+    Parameters
+    ----------
+    signum
+        The signal number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(f"interrupted by signal {signum}")
 
 
 class FeasibilityError(RuntimeError):

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from sjfbsbf.atomic import write_text_atomic
 from sjfbsbf.errors import InstanceError
+from sjfbsbf.jsonio import read_json
 from sjfbsbf.model import SCHEMA, Cluster, Instance, Job
 
 _TOP_KEYS = {"schema", "cluster", "catalog", "jobs", "name"}
@@ -78,7 +78,12 @@ def _from_dict(data: Any) -> Instance:
             values["arrival"] = float(values["arrival"])
         if isinstance(values.get("duration"), int) and not isinstance(values["duration"], bool):
             values["duration"] = float(values["duration"])
-        jobs.append(Job(**values))
+        try:
+            jobs.append(Job(**values))
+        except InstanceError as exc:
+            if exc.row is not None:
+                raise
+            raise InstanceError(exc.message, row=f"jobs[{position}]", field=exc.field) from None
     name = data.get("name", "")
     if not isinstance(name, str):
         raise InstanceError("must be a string", field="name")
@@ -130,24 +135,11 @@ def read_instance(path: str | os.PathLike[str]) -> Instance:
     Raises
     ------
     InstanceError
-        If the file is missing, not JSON, or violates the contract (naming file, job, field).
+        If the file is missing, not UTF-8 JSON (see :mod:`sjfbsbf.jsonio`: binary, too deep,
+        duplicate keys, non-finite numbers, lone surrogates), or violates the contract (naming
+        the file, the job or line, and the field).
     """
     return instance_from_dict(read_json(path), source=str(path))
-
-
-def read_json(path: str | os.PathLike[str]) -> Any:
-    """Parse a JSON file; a missing file or bad JSON is an :class:`InstanceError` naming it."""
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InstanceError(f"cannot read: {exc.strerror}", source=source) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InstanceError(
-            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", source=source
-        ) from None
 
 
 def write_instance(instance: Instance, path: str | os.PathLike[str]) -> None:

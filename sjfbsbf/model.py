@@ -1,4 +1,10 @@
-"""Immutable problem data: the cluster, the jobs and an instance (DESIGN §1.1, §1.2, §5)."""
+"""Immutable problem data: the cluster, the jobs and an instance (DESIGN §1.1, §1.2, §5).
+
+The constructors validate every value against the limits below (one place, so instance files,
+trace loaders and instances built in Python are held to the same rules). The limits are generous
+for real traces (jobs that run for months) and keep every quantity far from overflow and from
+float rounding at 1 s ticks.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,23 @@ from sjfbsbf.errors import InstanceError
 
 #: Version tag of the instance JSON contract.
 SCHEMA = "sjfbsbf.instance/1"
+
+#: Largest arrival time and duration, in seconds: 10 years of 365.25 days.
+MAX_TIME_S = 10 * 365.25 * 86400.0
+#: Most iterations (optimizer steps) of a job.
+MAX_ITERATIONS = 10**12
+#: Largest per-GPU batch size B.
+MAX_BATCH = 10**6
+#: Largest job id: 2**53 - 1, the largest integer every JSON reader holds exactly.
+MAX_JOB_ID = 2**53 - 1
+#: Most nodes of a cluster.
+MAX_NODES = 100_000
+#: Most GPUs per node.
+MAX_GPUS_PER_NODE = 1024
+#: Largest GPU memory, in GB.
+MAX_GPU_MEM_GB = 100_000.0
+#: Largest all-reduce bandwidth, in GB/s.
+MAX_BANDWIDTH_GBPS = 1_000_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,14 +59,14 @@ class Cluster:
     inter_bw_gbps: float = 8.0
 
     def __post_init__(self) -> None:
-        for name in ("nodes", "gpus_per_node"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise InstanceError(f"must be a positive integer, got {value!r}", field=name)
-        for name in ("gpu_mem_gb", "intra_bw_gbps", "inter_bw_gbps"):
-            value = getattr(self, name)
-            if not _finite_number(value) or value <= 0:
-                raise InstanceError(f"must be a positive number, got {value!r}", field=name)
+        for name, top in (("nodes", MAX_NODES), ("gpus_per_node", MAX_GPUS_PER_NODE)):
+            _check_int(getattr(self, name), 1, top, None, name)
+        for name, limit, unit in (
+            ("gpu_mem_gb", MAX_GPU_MEM_GB, "GB"),
+            ("intra_bw_gbps", MAX_BANDWIDTH_GBPS, "GB/s"),
+            ("inter_bw_gbps", MAX_BANDWIDTH_GBPS, "GB/s"),
+        ):
+            _check_number(getattr(self, name), limit, unit, None, name, positive=True)
 
     @property
     def num_gpus(self) -> int:
@@ -97,17 +120,11 @@ class Job:
     duration: float | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.id, int) or isinstance(self.id, bool) or self.id < 0:
-            raise InstanceError(f"must be a non-negative integer, got {self.id!r}", field="id")
+        _check_int(self.id, 0, MAX_JOB_ID, None, "id")
         row = self.id
-        if not _finite_number(self.arrival) or self.arrival < 0:
-            raise InstanceError(
-                f"must be a non-negative number, got {self.arrival!r}", row=row, field="arrival"
-            )
-        if not isinstance(self.gpus, int) or isinstance(self.gpus, bool) or self.gpus < 1:
-            raise InstanceError(
-                f"must be a positive integer, got {self.gpus!r}", row=row, field="gpus"
-            )
+        _check_number(self.arrival, MAX_TIME_S, "s (10 years)", row, "arrival", positive=False)
+        # The cluster's size bounds the GPU count (checked by Instance).
+        _check_int(self.gpus, 1, None, row, "gpus")
         if self.duration is not None:
             if self.model is not None or self.batch is not None or self.iterations is not None:
                 raise InstanceError(
@@ -115,10 +132,7 @@ class Job:
                     row=row,
                     field="duration",
                 )
-            if not _finite_number(self.duration) or self.duration <= 0:
-                raise InstanceError(
-                    f"must be a positive number, got {self.duration!r}", row=row, field="duration"
-                )
+            _check_number(self.duration, MAX_TIME_S, "s (10 years)", row, "duration", positive=True)
             return
         for name in ("model", "batch", "iterations"):
             if getattr(self, name) is None:
@@ -129,12 +143,8 @@ class Job:
                 )
         if not isinstance(self.model, str) or not self.model:
             raise InstanceError(f"must be a model name, got {self.model!r}", row=row, field="model")
-        for name in ("batch", "iterations"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise InstanceError(
-                    f"must be a positive integer, got {value!r}", row=row, field=name
-                )
+        _check_int(self.batch, 1, MAX_BATCH, row, "batch")
+        _check_int(self.iterations, 1, MAX_ITERATIONS, row, "iterations")
 
     @property
     def is_duration_only(self) -> bool:
@@ -168,7 +178,7 @@ class Instance:
 
     def __post_init__(self) -> None:
         # Local import: the catalog module depends on perf, which depends on this module.
-        from sjfbsbf.catalog import get_catalog
+        from sjfbsbf.catalog import generic_profile, get_catalog
 
         jobs = tuple(sorted(self.jobs, key=lambda j: (j.arrival, j.id)))
         object.__setattr__(self, "jobs", jobs)
@@ -178,6 +188,7 @@ class Instance:
             catalog = get_catalog(self.catalog)
         except KeyError as exc:
             raise InstanceError(str(exc.args[0]), field="catalog") from None
+        generic_gb = generic_profile(catalog).mem_fixed_gb if catalog else 0.0
         by_id: dict[int, int] = {}
         for index, job in enumerate(jobs):
             if job.id in by_id:
@@ -188,6 +199,14 @@ class Instance:
                     f"asks for {job.gpus} GPUs but the cluster has {self.cluster.num_gpus}",
                     row=job.id,
                     field="gpus",
+                )
+            if job.model is None and generic_gb > self.cluster.gpu_mem_gb:
+                raise InstanceError(
+                    f"a duration-only job needs {generic_gb:.2f} GB per GPU (the generic profile "
+                    f"of catalog '{self.catalog}'), more than the cluster's "
+                    f"{self.cluster.gpu_mem_gb:g} GB",
+                    row=job.id,
+                    field="duration",
                 )
             if job.model is not None:
                 if job.model not in catalog:
@@ -231,3 +250,28 @@ class Instance:
 
 def _finite_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_int(value: object, low: int, high: int | None, row: int | None, name: str) -> None:
+    """Raise unless ``value`` is an integer in ``[low, high]`` (``high=None``: no upper limit)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        kind = "positive" if low == 1 else "non-negative"
+        raise InstanceError(f"must be a {kind} integer, got {value!r}", row=row, field=name)
+    if high is not None and value > high:
+        raise InstanceError(f"must be at most {high:,}, got {value:,}", row=row, field=name)
+
+
+def _check_number(
+    value: object, high: float, unit: str, row: int | None, name: str, *, positive: bool
+) -> None:
+    """Raise unless ``value`` is a finite number, > 0 (``positive``) or >= 0, and <= ``high``."""
+    kind = "positive" if positive else "non-negative"
+    bad = InstanceError(f"must be a {kind} number, got {value!r}", row=row, field=name)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise bad
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise bad
+    if value > high:
+        raise InstanceError(
+            f"must be at most {high:,.0f} {unit}, got {value!r}", row=row, field=name
+        )

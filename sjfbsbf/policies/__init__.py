@@ -91,13 +91,23 @@ def needs_options(name: str) -> bool:
 register("planned", Planned, needs_options=True, default=False)
 
 
-def make_policy(name: str, **options: Any) -> Policy:
-    """A fresh policy object by registry name, with options passed to its constructor."""
+def policy_factory(name: str) -> PolicyFactory:
+    """The factory registered under ``name`` (its signature lists the policy's options).
+
+    Raises
+    ------
+    ValueError
+        If no policy is registered under ``name``.
+    """
     try:
-        factory = _REGISTRY[name]
+        return _REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown policy {name!r}; registered: {', '.join(_REGISTRY)}") from None
-    return factory(**options)
+
+
+def make_policy(name: str, **options: Any) -> Policy:
+    """A fresh policy object by registry name, with options passed to its constructor."""
+    return policy_factory(name)(**options)
 
 
 __all__ = [
@@ -112,6 +122,7 @@ __all__ = [
     "Tiresias",
     "make_policy",
     "needs_options",
+    "policy_factory",
     "policy_names",
     "register",
 ]

@@ -41,11 +41,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 from sjfbsbf.catalog import DEFAULT_BATCH, get_catalog
 from sjfbsbf.errors import InstanceError
 from sjfbsbf.interference_table import GavelThroughputs, split_job_type
+from sjfbsbf.jsonio import read_text
 from sjfbsbf.model import Cluster, Instance, Job
 from sjfbsbf.perf import exclusive_duration
 from sjfbsbf.workloads.gavel_table import load_throughputs, throughputs_from_dict
@@ -210,16 +211,11 @@ def read_gavel_trace(path: str | os.PathLike[str]) -> tuple[GavelTraceRow, ...]:
     ------
     InstanceError
         Naming the file, the line (``row="line <n>"``, 1-based) and the field: missing or extra
-        column, non-numeric field, non-positive steps, negative arrival, GPU count < 1, or an
-        empty file.
+        column, non-numeric field, non-positive steps, negative arrival, GPU count < 1, an
+        empty file, or a file that is not UTF-8 text (see :func:`sjfbsbf.jsonio.read_text`).
     """
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InstanceError(f"cannot read: {exc.strerror}", source=source) from None
-    except UnicodeDecodeError:
-        raise InstanceError("not a UTF-8 text file", source=source) from None
+    text = read_text(path)
     rows = [
         _parse_row(raw.split("\t"), number, source)
         for number, raw in enumerate(text.splitlines(), start=1)
@@ -342,7 +338,7 @@ def load_gavel_trace_report(
         arrival = row.arrival_s * arrival_scale
         offered += gpus * duration
         if mode == "duration":
-            jobs.append(Job(job_id, arrival, gpus, duration=duration))
+            jobs.append(_job(source, row, job_id, arrival, gpus, duration=duration))
             continue
         family = split_job_type(row.job_type)[0]
         model = MODEL_MAP.get(family)
@@ -360,7 +356,7 @@ def load_gavel_trace_report(
             step_cache[(model, gpus)] = exclusive_duration(probe, catalog[model], cluster)
         iterations = max(1, round(duration / step_cache[(model, gpus)]))
         models[model] += 1
-        jobs.append(Job(job_id, arrival, gpus, model, batch, iterations))
+        jobs.append(_job(source, row, job_id, arrival, gpus, model, batch, iterations))
 
     try:
         instance = Instance(
@@ -387,6 +383,26 @@ def load_gavel_trace_report(
         span_s=max(arrivals) - min(arrivals),
     )
     return instance, report
+
+
+#: Job field -> the trace column it comes from (for errors raised by :class:`Job`).
+_COLUMN_OF = {
+    "arrival": "arrival_time_s",
+    "gpus": "num_gpus",
+    "duration": "total_steps",
+    "iterations": "total_steps",
+}
+
+
+def _job(source: str, row: GavelTraceRow, *args: Any, **kwargs: Any) -> Job:
+    """A :class:`Job`; its errors (e.g. a limit of :mod:`sjfbsbf.model`) name file, line, column."""
+    try:
+        return Job(*args, **kwargs)
+    except InstanceError as exc:
+        column = _COLUMN_OF.get(exc.field or "", exc.field)
+        derived = exc.field in ("duration", "iterations")
+        message = f"gives a job {exc.field} that {exc.message}" if derived else exc.message
+        raise InstanceError(message, source=source, row=f"line {row.line}", field=column) from None
 
 
 def load_gavel_trace(

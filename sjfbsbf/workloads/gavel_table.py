@@ -14,8 +14,8 @@ import os
 from typing import Any
 
 from sjfbsbf.errors import InstanceError
-from sjfbsbf.instance_io import read_json
 from sjfbsbf.interference_table import GavelThroughputs
+from sjfbsbf.jsonio import read_json
 
 
 def _parse_key(text: str, source: str, where: str) -> tuple[str, int]:

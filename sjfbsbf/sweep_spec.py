@@ -1,0 +1,375 @@
+"""Sweep files: parse and check the whole definition before anything runs; key every run.
+
+A run's key hashes everything that determines its result: the policy and its options, the
+workload (defaults filled in), the content of every file the run reads, the seed, the simulator
+options (defaults filled in) and the code (package version + a hash of the package sources).
+The label and the sweep's name are not part of it: they are attached when results are
+collected, so renaming a variant relabels its rows without running anything again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import itertools
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import util
+from pathlib import Path
+from typing import Any
+
+from sjfbsbf.errors import InstanceError, SweepError
+from sjfbsbf.interference import INTERFERENCE_PRESETS
+from sjfbsbf.jsonio import read_text
+from sjfbsbf.policies import policy_factory
+from sjfbsbf.policies.options import OptionError, check_options
+from sjfbsbf.simulator import simulate
+from sjfbsbf.sweep_workloads import (
+    WORKLOAD_PARAMS,
+    Param,
+    ParamError,
+    canonical_workload,
+    input_files,
+    number,
+    text,
+)
+
+_TOP_KEYS = ("name", "description", "seeds", "workloads", "sim", "variants")
+_VARIANT_KEYS = ("label", "policy", "options", "sim")
+_DEFAULTS = inspect.signature(simulate).parameters
+#: The ``[sim]`` keys: options of :func:`~sjfbsbf.simulator.simulate` (defaults filled in).
+SIM_PARAMS: Mapping[str, Param] = {
+    "dt": Param(number(), default=float(_DEFAULTS["dt"].default)),
+    "interval": Param(number(), default=float(_DEFAULTS["interval"].default)),
+    "restart_overhead": Param(
+        number(strict=False), default=float(_DEFAULTS["restart_overhead"].default)
+    ),
+    "interference": Param(text(*INTERFERENCE_PRESETS), default="time-slicing"),
+}
+#: A sweep name: it becomes a directory under ``results/``.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_MAX_SEED = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulation of a sweep: a workload, a seed, a policy variant, simulator parameters.
+
+    ``inputs`` pairs every file the run reads with the SHA-256 of its content; ``code`` is
+    :func:`code_version`. ``stamps`` (size and modification time of each input when it was
+    hashed) let a run notice an input edited while the sweep runs; they are not part of the key.
+    """
+
+    sweep: str
+    workload: dict[str, Any]
+    seed: int
+    label: str
+    policy: str
+    options: dict[str, Any] = field(default_factory=dict)
+    sim: dict[str, Any] = field(default_factory=dict)
+    inputs: tuple[tuple[str, str], ...] = ()
+    code: str = ""
+    stamps: tuple[tuple[str, int, int], ...] = field(default=(), compare=False)
+
+    def config(self) -> dict[str, Any]:
+        """Everything that determines the run's outcome (not the label, not the sweep name)."""
+        return {
+            "workload": self.workload,
+            "seed": self.seed,
+            "policy": self.policy,
+            "options": self.options,
+            "sim": self.sim,
+            "inputs": dict(self.inputs),
+            "code": self.code,
+        }
+
+    @cached_property
+    def key(self) -> str:
+        """Stable hash of :meth:`config`."""
+        text = json.dumps(self.config(), sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def describe(self) -> str:
+        """Short human description: label, seed, key."""
+        return f"{self.label} seed {self.seed} [{self.key}]"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A parsed, checked sweep file.
+
+    ``inputs`` maps every file a run reads to the SHA-256 of its content; ``code`` is
+    :func:`code_version` at load time.
+    """
+
+    name: str
+    runs: tuple[RunSpec, ...]
+    source: str
+    text: str
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    code: str = ""
+
+    @property
+    def config_hash(self) -> str:
+        """Hash of the sweep file's text."""
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+
+def code_version() -> str:
+    """The package version plus a hash of the sources (``sjfbsbf`` and ``formulations``).
+
+    A development checkout changes it with every edit of a module, so no sweep reuses a result
+    computed by other code.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("sjfbsbf")
+    except PackageNotFoundError:
+        release = "unknown"
+    digest = hashlib.sha256(release.encode())
+    for package in ("sjfbsbf", "formulations"):
+        spec = util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        root = Path(next(iter(spec.submodule_search_locations)))
+        for path in sorted(root.rglob("*.py")):
+            name = path.relative_to(root.parent).as_posix()
+            digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return f"{release}+{digest.hexdigest()[:16]}"
+
+
+def load_sweep(path: str | os.PathLike[str]) -> Sweep:
+    """Parse and check a sweep TOML file; hash its input files and the code once.
+
+    Raises
+    ------
+    SweepError
+        Naming the file and the key at fault: unreadable or not UTF-8 TOML, unknown keys at any
+        level, unknown policies or policy options, wrong types, empty lists, duplicate seeds,
+        labels or runs, a name that is not a plain directory name, an unreadable input file.
+    """
+    source = str(path)
+    try:
+        text = read_text(path)
+    except InstanceError as exc:
+        raise SweepError(exc.message, source=source) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(f"not valid TOML ({exc})", source=source) from None
+    except RecursionError:
+        raise SweepError("not valid TOML (nested too deeply)", source=source) from None
+    return _Parser(source).sweep(data, text, Path(path).stem)
+
+
+class _Parser:
+    """Checks a parsed sweep file; every error names the file and the dotted key."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def error(self, message: str, key: str | None = None) -> SweepError:
+        return SweepError(message, source=self.source, key=key)
+
+    def sweep(self, data: dict[str, Any], text_: str, stem: str) -> Sweep:
+        self.keys(data, _TOP_KEYS, None)
+        name = self.name(data.get("name", stem), "name" in data)
+        if not isinstance(data.get("description", ""), str):
+            raise self.error("must be a string", "description")
+        seeds = self.seeds(data.get("seeds", [0]))
+        sims = self.points(self.table(data.get("sim", {}), "sim"), SIM_PARAMS, "sim")
+        variants = self.variants(self.tables(data, "variants"))
+        workloads = self.workloads(self.tables(data, "workloads"))
+        hashes, stamps = self.hash_inputs(workloads)
+        code = code_version()
+        runs: list[RunSpec] = []
+        for workload, _ in workloads:
+            files = input_files(workload, {})
+            for sim_point, seed, (label, policy, options, sim) in itertools.product(
+                sims, seeds, variants
+            ):
+                run_sim = {k: p.default for k, p in SIM_PARAMS.items()} | sim_point | sim
+                runs.append(
+                    RunSpec(
+                        sweep=name,
+                        workload=workload,
+                        seed=seed,
+                        label=label,
+                        policy=policy,
+                        options=options,
+                        sim=dict(sorted(run_sim.items())),
+                        inputs=tuple((f, hashes[f]) for f in files),
+                        code=code,
+                        stamps=tuple((f, *stamps[f]) for f in files),
+                    )
+                )
+        seen: dict[str, RunSpec] = {}
+        for run in runs:
+            if run.key in seen:
+                raise self.error(
+                    f"runs {seen[run.key].describe()} and {run.describe()} are the same run "
+                    "(same workload, simulator options, seed, policy and options)"
+                )
+            seen[run.key] = run
+        return Sweep(name, tuple(runs), self.source, text_, dict(sorted(hashes.items())), code)
+
+    def keys(self, table: Mapping[str, Any], allowed: tuple[str, ...], where: str | None) -> None:
+        for key in table:
+            if key not in allowed:
+                raise self.error(f"unknown key (allowed: {', '.join(allowed)})", _join(where, key))
+
+    def name(self, name: Any, given: bool) -> str:
+        if isinstance(name, str) and _NAME.fullmatch(name) and ".." not in name:
+            return name
+        why = "the file name" if not given else "the name"
+        raise self.error(
+            f"{why} {name!r} is not a plain directory name (letters, digits, '.', '_', '-'; "
+            "no path separators, no '..'); give name = \"...\"",
+            "name",
+        )
+
+    def seeds(self, seeds: Any) -> list[int]:
+        if not isinstance(seeds, list) or not seeds:
+            raise self.error(f"must be a non-empty list of integers, got {seeds!r}", "seeds")
+        for index, seed in enumerate(seeds):
+            if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= _MAX_SEED:
+                raise self.error(f"must be an integer >= 0, got {seed!r}", f"seeds[{index}]")
+            if seed in seeds[:index]:
+                raise self.error(f"duplicate seed {seed}", f"seeds[{index}]")
+        return seeds
+
+    def table(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.error(f"must be a table, got {value!r}", where)
+        return value
+
+    def tables(self, data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+        value = data.get(key)
+        if not isinstance(value, list) or not value:
+            raise self.error(f"needs at least one [[{key}]] table", key)
+        return [self.table(item, f"{key}[{i}]") for i, item in enumerate(value)]
+
+    def points(
+        self, table: Mapping[str, Any], params: Mapping[str, Param], where: str
+    ) -> list[dict[str, Any]]:
+        """The product over list values of ``table`` (each value checked, lists non-empty)."""
+        self.keys(table, tuple(params), where)
+        axes: list[list[Any]] = []
+        for key in table:
+            value = table[key]
+            values = value if isinstance(value, list) else [value]
+            if not values:
+                raise self.error("empty list: the sweep would have no runs", _join(where, key))
+            checked = []
+            for index, item in enumerate(values):
+                at = _join(where, key) + (f"[{index}]" if isinstance(value, list) else "")
+                try:
+                    checked.append(params[key].check(item))
+                except ValueError as exc:
+                    raise self.error(str(exc), at) from None
+                if checked[-1] in checked[:-1]:
+                    raise self.error(f"duplicate value {item!r}", at)
+            axes.append(checked)
+        return [dict(zip(table, combo, strict=True)) for combo in itertools.product(*axes)]
+
+    def workloads(self, tables: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+        out: list[tuple[dict[str, Any], str]] = []
+        for index, table in enumerate(tables):
+            where = f"workloads[{index}]"
+            kind = table.get("kind")
+            if not isinstance(kind, str) or kind not in WORKLOAD_PARAMS:
+                known = ", ".join(WORKLOAD_PARAMS)
+                reason = f"unknown or missing workload kind {kind!r} (known: {known})"
+                raise self.error(reason, f"{where}.kind")
+            rest = {k: v for k, v in table.items() if k != "kind"}
+            for key in rest:
+                if key not in WORKLOAD_PARAMS[kind]:
+                    allowed = ", ".join(["kind", *WORKLOAD_PARAMS[kind]])
+                    reason = f"unknown key for kind {kind!r} (allowed: {allowed})"
+                    raise self.error(reason, f"{where}.{key}")
+            for point in self.points(rest, WORKLOAD_PARAMS[kind], where):
+                try:
+                    workload = canonical_workload({"kind": kind, **point})
+                except ParamError as exc:
+                    raise self.error(exc.reason, f"{where}.{exc.key}") from None
+                for other, other_where in out:
+                    if other == workload:
+                        raise self.error(f"gives the same workload as {other_where}", where)
+                out.append((workload, where))
+        return out
+
+    def variants(self, tables: list[dict[str, Any]]) -> list[tuple[str, str, dict, dict]]:
+        out: list[tuple[str, str, dict, dict]] = []
+        for index, table in enumerate(tables):
+            where = f"variants[{index}]"
+            self.keys(table, _VARIANT_KEYS, where)
+            policy = table.get("policy")
+            if not isinstance(policy, str):
+                raise self.error(f"missing or not a string: {policy!r}", f"{where}.policy")
+            try:
+                policy_factory(policy)
+            except ValueError as exc:
+                raise self.error(str(exc), f"{where}.policy") from None
+            label = table.get("label", policy)
+            if not isinstance(label, str) or not label or not label.isprintable():
+                raise self.error(
+                    f"must be a non-empty printable string, got {label!r}", f"{where}.label"
+                )
+            options_table = self.table(table.get("options", {}), f"{where}.options")
+            options = self.options(policy, options_table, where)
+            sim_table = self.table(table.get("sim", {}), f"{where}.sim")
+            for value in sim_table.values():
+                if isinstance(value, list):
+                    raise self.error("lists sweep only in [sim], not in a variant", f"{where}.sim")
+            (sim,) = self.points(sim_table, SIM_PARAMS, f"{where}.sim")
+            for other_label, other_policy, other_options, other_sim in out:
+                if other_label == label:
+                    raise self.error(f"duplicate label {label!r}", f"{where}.label")
+                if (other_policy, other_options, other_sim) == (policy, options, sim):
+                    raise self.error(f"same policy, options and sim as {other_label!r}", where)
+            out.append((label, policy, options, sim))
+        return out
+
+    def options(self, policy: str, options: dict[str, Any], where: str) -> dict[str, Any]:
+        try:
+            return check_options(policy, options)
+        except OptionError as exc:
+            key = f"{where}.options" + ("" if exc.key is None else f".{exc.key}")
+            raise self.error(exc.reason, key) from None
+
+    def hash_inputs(
+        self, workloads: list[tuple[dict[str, Any], str]]
+    ) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+        """SHA-256 of every input file (once each), and its size and modification time."""
+        hashes: dict[str, str] = {}
+        stamps: dict[str, tuple[int, int]] = {}
+        for workload, where in workloads:
+            params = WORKLOAD_PARAMS[workload["kind"]]
+            for path in input_files(workload, {}):
+                if path in hashes:
+                    continue
+                key = next(k for k in sorted(params) if params[k].is_file and workload[k] == path)
+                try:
+                    hashes[path], stamps[path] = file_digest(path)
+                except OSError as exc:
+                    reason = f"cannot read {path}: {exc.strerror or exc}"
+                    raise self.error(reason, f"{where}.{key}") from None
+        return hashes, stamps
+
+
+def file_digest(path: str) -> tuple[str, tuple[int, int]]:
+    """SHA-256 of a file's content, and its (size, modification time in ns) when read."""
+    with open(path, "rb") as handle:
+        stat = os.fstat(handle.fileno())
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return digest, (stat.st_size, stat.st_mtime_ns)
+
+
+def _join(where: str | None, key: str) -> str:
+    return key if where is None else f"{where}.{key}"

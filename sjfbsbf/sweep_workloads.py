@@ -1,0 +1,262 @@
+"""The workloads a sweep can run: their parameters (checked before anything runs), the files they
+read, and how each builds its instance.
+
+Each ``kind`` has a table of :class:`Param`: a checker that returns the canonical value (ints as
+ints, numbers as floats) or raises :class:`ValueError` with the reason, whether the key is
+required, its default (filled in, so ``n_jobs = 200`` and no ``n_jobs`` are the same run), and
+whether it names a file the run reads (its content is hashed into the run's key).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sjfbsbf.instance_io import read_instance
+from sjfbsbf.model import MAX_GPU_MEM_GB, MAX_GPUS_PER_NODE, MAX_NODES, Cluster, Instance
+from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
+from sjfbsbf.workloads.generators import (
+    TESTBED_SHAPES,
+    WorkloadSpec,
+    generate,
+    offered_load,
+    testbed_workload,
+)
+from sjfbsbf.workloads.transform import slice_trace
+
+#: Gavel's throughput table, relative to the directory the sweep runs in (the repository root).
+DEFAULT_THROUGHPUTS = "../shared/data/gavel/simulation_throughputs.json"
+#: Most jobs a generated workload may have.
+MAX_GENERATED_JOBS = 10_000_000
+
+
+class ParamError(ValueError):
+    """A bad key of a sweep table: ``key`` and ``reason``."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"{key}: {reason}")
+        self.key = key
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Param:
+    """One key of a sweep table.
+
+    Parameters
+    ----------
+    check
+        Returns the canonical value, or raises :class:`ValueError` saying what is expected.
+    required
+        The key must be given.
+    default
+        Filled in when the key is absent (``None``: left absent).
+    is_file
+        The value is the path of a file the run reads.
+    """
+
+    check: Callable[[Any], Any]
+    required: bool = False
+    default: Any = None
+    is_file: bool = False
+
+
+def integer(low: int, high: int | None = None, *, choices: tuple[int, ...] = ()) -> Callable:
+    """Checker of an integer in ``[low, high]`` (or one of ``choices``)."""
+
+    def check(value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"must be an integer, got {value!r}")
+        if choices and value not in choices:
+            raise ValueError(f"must be one of {', '.join(map(str, choices))}, got {value}")
+        if value < low or (high is not None and value > high):
+            bound = f"at least {low}" if high is None else f"between {low} and {high:,}"
+            raise ValueError(f"must be {bound}, got {value}")
+        return value
+
+    return check
+
+
+def number(low: float = 0.0, high: float = math.inf, *, strict: bool = True) -> Callable:
+    """Checker of a finite number ``> low`` (``strict``) or ``>= low``, at most ``high``."""
+
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"must be a number, got {value!r}")
+        if not math.isfinite(value) or value < low or (strict and value == low) or value > high:
+            bound = f"{'>' if strict else '>='} {low:g}" + (
+                f" and <= {high:g}" if math.isfinite(high) else ""
+            )
+            raise ValueError(f"must be a finite number {bound}, got {value!r}")
+        return float(value)
+
+    return check
+
+
+def text(*choices: str) -> Callable:
+    """Checker of a non-empty string (one of ``choices`` if given)."""
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"must be a non-empty string, got {value!r}")
+        if choices and value not in choices:
+            raise ValueError(f"must be one of {', '.join(map(repr, choices))}, got {value!r}")
+        return value
+
+    return check
+
+
+_CLUSTER: dict[str, Param] = {
+    "nodes": Param(integer(1, MAX_NODES), default=4),
+    "gpus_per_node": Param(integer(1, MAX_GPUS_PER_NODE), default=8),
+    "gpu_mem_gb": Param(number(0.0, MAX_GPU_MEM_GB), default=12.0),
+}
+
+#: kind -> its parameters (besides ``kind``).
+WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
+    "default": {
+        **_CLUSTER,
+        "n_jobs": Param(integer(1, MAX_GENERATED_JOBS), default=200),
+        "load": Param(number(), default=0.8),
+        "rate_factor": Param(number(), default=1.0),
+    },
+    "testbed": {
+        **_CLUSTER,
+        "n_jobs": Param(integer(1, choices=tuple(sorted(TESTBED_SHAPES))), default=30),
+    },
+    "gavel": {
+        "trace": Param(text(), required=True, is_file=True),
+        "throughputs": Param(text(), default=DEFAULT_THROUGHPUTS, is_file=True),
+        "mode": Param(text("catalog", "duration"), default="catalog"),
+        "first": Param(integer(1)),
+        "target_load": Param(number(), default=0.75),
+        "gpus_per_node": _CLUSTER["gpus_per_node"],
+        "gpu_mem_gb": _CLUSTER["gpu_mem_gb"],
+    },
+    "file": {"path": Param(text(), required=True, is_file=True)},
+}
+
+
+def input_files(workload: Mapping[str, Any], sim: Mapping[str, Any]) -> tuple[str, ...]:
+    """The files a run reads, explicit (a trace, an instance) or implicit (Gavel's throughput
+    table, whenever the run's workload or interference model reads it), in a fixed order.
+
+    ``workload`` is canonical (defaults filled in). No interference preset reads a file today;
+    a measured-table preset must add its table here.
+    """
+    del sim
+    params = WORKLOAD_PARAMS[workload["kind"]]
+    return tuple(str(workload[k]) for k in sorted(params) if params[k].is_file and k in workload)
+
+
+# -- builders -------------------------------------------------------------------------------------
+def _cluster(params: Mapping[str, Any], nodes: int | None = None) -> Cluster:
+    return Cluster(
+        nodes=params["nodes"] if nodes is None else nodes,
+        gpus_per_node=params["gpus_per_node"],
+        gpu_mem_gb=params["gpu_mem_gb"],
+    )
+
+
+def _default(params: Mapping[str, Any], seed: int) -> Instance:
+    spec = WorkloadSpec(
+        n_jobs=params["n_jobs"],
+        cluster=_cluster(params),
+        load=params["load"] * params["rate_factor"],
+    )
+    return generate(spec, np.random.default_rng(seed))
+
+
+def _testbed(params: Mapping[str, Any], seed: int) -> Instance:
+    return testbed_workload(params["n_jobs"], np.random.default_rng(seed), cluster=_cluster(params))
+
+
+def _throughputs(path: str) -> GavelThroughputs:
+    stat = os.stat(path)  # cached by content version, not by path alone
+    return _load_throughputs(path, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_throughputs(path: str, size: int, mtime_ns: int) -> GavelThroughputs:
+    del size, mtime_ns
+    return load_throughputs(path)
+
+
+def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
+    """A Gavel/Philly trace (optionally its ``first`` N jobs) on a cluster sized for
+    ``target_load``.
+
+    The cluster gets the fewest whole nodes whose offered load (exclusive GPU-time ÷ GPUs ×
+    arrival span) is at most ``target_load``; jobs larger than it are capped to its size
+    (:class:`~sjfbsbf.workloads.gavel.LoadReport` counts them). The seed does not change a
+    trace: sweep over ``trace`` files instead.
+    """
+    del seed
+    table = _throughputs(params["throughputs"])
+    per_node = params["gpus_per_node"]
+    first = params.get("first")
+
+    def load(cluster: Cluster) -> Instance:
+        instance = load_gavel_trace(params["trace"], table, cluster=cluster, mode=params["mode"])
+        return instance if first is None else slice_trace(instance, first=first)
+
+    probe = load(Cluster(nodes=1024, gpus_per_node=per_node, gpu_mem_gb=params["gpu_mem_gb"]))
+    nodes = max(1, math.ceil(offered_load(probe, per_node) / params["target_load"]))
+    return load(_cluster({**params, "nodes": nodes}))
+
+
+def _file(params: Mapping[str, Any], seed: int) -> Instance:
+    del seed
+    return read_instance(params["path"])
+
+
+WORKLOADS: dict[str, Callable[[Mapping[str, Any], int], Instance]] = {
+    "default": _default,
+    "testbed": _testbed,
+    "file": _file,
+    "gavel": _gavel,
+}
+
+
+def canonical_workload(workload: Mapping[str, Any]) -> dict[str, Any]:
+    """Check one (expanded) workload table and fill in its defaults.
+
+    Raises
+    ------
+    ParamError
+        Naming the key: an unknown kind or key, a missing key, or a bad value.
+    """
+    kind = workload.get("kind")
+    if not isinstance(kind, str) or kind not in WORKLOAD_PARAMS:
+        raise ParamError("kind", f"unknown workload kind {kind!r}; known: {', '.join(WORKLOADS)}")
+    params = WORKLOAD_PARAMS[kind]
+    out: dict[str, Any] = {"kind": kind}
+    for key, value in workload.items():
+        if key == "kind":
+            continue
+        if key not in params:
+            allowed = ", ".join(["kind", *sorted(params)])
+            raise ParamError(key, f"unknown key for kind {kind!r} (allowed: {allowed})")
+        try:
+            out[key] = params[key].check(value)
+        except ValueError as exc:
+            raise ParamError(key, str(exc)) from None
+    for key, param in sorted(params.items()):
+        if key not in out:
+            if param.required:
+                raise ParamError(key, f"missing (kind {kind!r} needs it)")
+            if param.default is not None:
+                out[key] = param.default
+    return dict(sorted(out.items()))
+
+
+def build_instance(workload: Mapping[str, Any], seed: int) -> Instance:
+    """The instance a workload description and seed stand for (defaults filled in here too)."""
+    params = canonical_workload(workload)
+    return WORKLOADS[params["kind"]](params, seed)
