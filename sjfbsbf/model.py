@@ -232,6 +232,17 @@ class Instance:
                         row=job.id,
                         field="batch",
                     )
+                assert job.iterations is not None
+                spans = job.gpus > self.cluster.gpus_per_node
+                step = profile.step_time(job.batch, 1, job.gpus, spans, self.cluster)
+                if job.iterations * step > MAX_TIME_S:
+                    raise InstanceError(
+                        f"{job.iterations:,} iterations of {step:.3g} s run "
+                        f"{job.iterations * step:,.0f} s alone, more than {MAX_TIME_S:,.0f} s "
+                        "(10 years)",
+                        row=job.id,
+                        field="iterations",
+                    )
         object.__setattr__(self, "_by_id", by_id)
 
     def job(self, job_id: int) -> Job:

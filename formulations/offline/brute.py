@@ -18,6 +18,7 @@ import math
 import time
 from itertools import combinations, product
 
+from formulations.offline.replay import interval_for
 from formulations.result import SolveResult, SolveStatus
 from sjfbsbf.catalog import generic_profile, get_catalog
 from sjfbsbf.errors import FeasibilityError
@@ -69,7 +70,14 @@ def solve_brute(
     profiles = [generic if j.model is None else catalog[j.model] for j in instance.jobs]
     started = time.perf_counter()
 
-    sjf = simulate(instance, make_policy("sjf"), dt=dt, interference=model, record_segments=False)
+    sjf = simulate(
+        instance,
+        make_policy("sjf"),
+        dt=dt,
+        interval=interval_for(dt),
+        interference=model,
+        record_segments=False,
+    )
     upper = float(sjf.jobs["jct"].sum()) + 1e-6
     shortest = [
         min(
@@ -122,7 +130,12 @@ def solve_brute(
         simulated += 1
         try:
             result = simulate(
-                instance, Planned(combo), dt=dt, interference=model, record_segments=False
+                instance,
+                Planned(combo),
+                dt=dt,
+                interval=interval_for(dt),
+                interference=model,
+                record_segments=False,
             )
         except (PlanError, FeasibilityError, SchedulingError):
             continue

@@ -472,11 +472,6 @@ def add_exclusions(
         model.add_bool_or([table[name][i, k].Not() for name, i, k in keys])
 
 
-#: Wall-clock guard of a deterministic-time-limited CP-SAT solve: ``factor · limit + extra`` s.
-WALL_GUARD_FACTOR = 3.0
-WALL_GUARD_EXTRA_S = 30.0
-
-
 def solve_cpsat(
     data: OfflineData,
     *,
@@ -486,14 +481,16 @@ def solve_cpsat(
     hint: bool = True,
     log: bool = False,
     exclude: Sequence[dict[int, JobPlan]] = (),
+    deadline: float | None = None,
 ) -> RawSolve:
     """Build and solve the CP-SAT model.
 
     ``time_limit`` is CP-SAT's *deterministic* time (``max_deterministic_time``, calibrated to
     be close to seconds), so a time-limited run is reproducible for a given seed with one worker
-    (docs/formulations.md §2.6); a wall-clock guard of ``3 · limit + 30`` s stops a machine much
-    slower than the calibration (``info["limit"]`` then says ``"wall-clock guard"``).
-    ``exclude``: schedules cut off by no-good constraints.
+    (docs/formulations.md §2.6). ``deadline`` (a ``time.monotonic()`` value, default: none) is
+    a wall-clock guard, model building included, for a machine much slower than the calibration
+    (``info["limit"]`` then says ``"wall-clock guard"``). ``exclude``: schedules cut off by
+    no-good constraints.
     """
     model, v = build(data)
     add_exclusions(model, data, v, exclude)
@@ -505,9 +502,8 @@ def solve_cpsat(
     solver.parameters.log_search_progress = log
     if time_limit is not None:
         solver.parameters.max_deterministic_time = float(time_limit)
-        solver.parameters.max_time_in_seconds = (
-            WALL_GUARD_FACTOR * float(time_limit) + WALL_GUARD_EXTRA_S
-        )
+    if deadline is not None:
+        solver.parameters.max_time_in_seconds = max(1e-3, deadline - time.monotonic())
     started = time.perf_counter()
     code = solver.solve(model)
     runtime = time.perf_counter() - started
@@ -522,11 +518,11 @@ def solve_cpsat(
         "budget_used": deterministic,
     }
     scale = data.dt / data.time_units_per_slot
-    stopped = code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and time_limit is not None
+    limited = time_limit is not None or deadline is not None
+    stopped = code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and limited
     if stopped:
-        assert time_limit is not None
-        guard = runtime >= WALL_GUARD_FACTOR * time_limit + WALL_GUARD_EXTRA_S - 1.0
-        info["limit"] = "wall-clock guard" if guard else "deterministic time"
+        by_work = time_limit is not None and deterministic >= time_limit * (1 - 1e-6)
+        info["limit"] = "deterministic time" if by_work else "wall-clock guard"
     if code == cp_model.OPTIMAL:
         status = SolveStatus.OPTIMAL
     elif code == cp_model.FEASIBLE:

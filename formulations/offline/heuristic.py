@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from formulations.offline.replay import interval_for
 from sjfbsbf.decision import Decision
 from sjfbsbf.interference import Interference
 from sjfbsbf.model import Instance
@@ -77,7 +78,14 @@ def run_heuristic(
 ) -> HeuristicRun:
     """Simulate a non-preemptive ``policy`` (default options) and record its schedule."""
     recorder = _Recorder(make_policy(policy))
-    result = simulate(instance, recorder, dt=dt, interference=interference, record_segments=False)
+    result = simulate(
+        instance,
+        recorder,
+        dt=dt,
+        interval=interval_for(dt),
+        interference=interference,
+        record_segments=False,
+    )
     jobs = result.jobs
     finish = {int(j): float(f) for j, f in zip(jobs["job_id"], jobs["finish"], strict=True)}
     return HeuristicRun(

@@ -508,6 +508,7 @@ def solve_milp(
     hint: bool = True,
     msg: bool = False,
     exclude: Sequence[dict[int, JobPlan]] = (),
+    deadline: float | None = None,
 ) -> RawSolve:
     """Build and solve the MILP; read the status from ``sol_status`` (PuLP 3.3 pitfall).
 
@@ -516,12 +517,16 @@ def solve_milp(
     its default (its branch-and-bound is serial anyway). ``time_limit`` is wall-clock: a run
     stopped by it is not reproducible (docs/formulations.md §2.6). The solvers' own output
     (HiGHS's banner, CBC's log) goes to stderr with ``msg``, nowhere otherwise, never to stdout.
-    ``exclude``: schedules cut off by no-good constraints.
+    ``exclude``: schedules cut off by no-good constraints. ``deadline`` (``time.monotonic()``
+    value): the solver's limit is cut so that building the model counts against it too.
     """
     if backend not in MILP_BACKENDS:
         raise ValueError(f"unknown MILP backend {backend!r}; choose one of {MILP_BACKENDS}")
     prob, v = build(data)
     add_exclusions(prob, data, v, exclude)
+    if deadline is not None:
+        left = max(1e-2, deadline - time.monotonic())
+        time_limit = left if time_limit is None else min(time_limit, left)
     solver: Any
     if backend == "highs":
         solver = _HighsWithStart(

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import combinations, pairwise
 
 from formulations.offline.heuristic import HeuristicRun, best_heuristic
+from formulations.offline.size import MAX_MODEL_CELLS, ModelSize, check_size
 from sjfbsbf.catalog import generic_profile, get_catalog
 from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
 from sjfbsbf.interference import Interference, Occupant, occupant, time_slicing
@@ -348,6 +349,7 @@ def preprocess(
     use_heuristic_bound: bool = True,
     work_units_per_slot: int = WORK_UNITS_PER_SLOT,
     time_resolution_s: float = TIME_RESOLUTION_S,
+    max_cells: int | None = MAX_MODEL_CELLS,
 ) -> OfflineData:
     """Compute the offline model's data for ``instance`` with slots of ``dt`` seconds.
 
@@ -369,11 +371,16 @@ def preprocess(
         L: work units per full slot alone at the full batch.
     time_resolution_s
         Resolution of the last slot's used time in CP-SAT (s).
+    max_cells
+        Refuse a model larger than this (:mod:`formulations.offline.size`), checked after the
+        heuristics ran and before anything quadratic is computed; ``None``: no limit.
 
     Raises
     ------
     ValueError
         For a non-positive ``dt``, ``horizon`` or resolution.
+    ModelTooLarge
+        If the model would exceed ``max_cells`` (the message says what would fit).
     """
     if not (math.isfinite(dt) and dt > 0):
         raise ValueError(f"dt must be a positive number of seconds, got {dt!r}")
@@ -394,6 +401,14 @@ def preprocess(
         work = max(1, floor_units(work_units_per_slot * base / dt))
         works.append(work)
         options.append(_options(instance, job, profile, work, dt))
+
+    # Refuse an oversized model first from a bound that needs no simulation (a year-long job
+    # would keep the heuristics busy with decisions), then from the heuristics' schedule.
+    check_size(_size_estimate(instance, dt, options, None, horizon, least=True), max_cells)
+    heuristic: HeuristicRun | None = None
+    if use_heuristic_bound:
+        heuristic = best_heuristic(instance, dt, model)
+    check_size(_size_estimate(instance, dt, options, heuristic, horizon), max_cells)
 
     occupants = [
         {s: occupant(job, p, s) for s in micro_batch_options(job, p)}
@@ -427,10 +442,8 @@ def preprocess(
     ]
     min_slots = [-(-works[i] // max(o.alone for o in options[i])) for i in range(n)]
 
-    heuristic: HeuristicRun | None = None
     upper: float | None = None
-    if use_heuristic_bound:
-        heuristic = best_heuristic(instance, dt, model)
+    if heuristic is not None:
         last_heuristic_slot = max(tick_ceil(f, dt) for f in heuristic.finish.values()) - 1
         if horizon is None or last_heuristic_slot < horizon:
             upper = heuristic.total_jct + sum(job_tol) + 1e-6 * heuristic.total_jct + 1e-6
@@ -543,6 +556,42 @@ def preprocess(
         lower_bound_total=total_lb,
     )
     return data
+
+
+def _size_estimate(
+    instance: Instance,
+    dt: float,
+    options: list[tuple[OptionData, ...]],
+    heuristic: HeuristicRun | None,
+    horizon: int | None,
+    *,
+    least: bool = False,
+) -> ModelSize:
+    """Slots the model will span: a user horizon, else the heuristic's schedule, else the sum of
+    the jobs' slowest alone durations after the last arrival (the horizon used without a bound).
+
+    With ``least``, a lower bound on the slots any schedule needs, from data alone: the latest
+    arrival slot plus the job's fastest duration, and the GPU-time at twice the cluster's
+    throughput (sharing a GPU never doubles its throughput: ξ > 1).
+    """
+    if least:
+        fastest = [min(o.duration_s for o in opts) for opts in options]
+        one = max(
+            tick_ceil(job.arrival, dt) + math.ceil(d / dt)
+            for job, d in zip(instance.jobs, fastest, strict=True)
+        )
+        gpu_time = sum(job.gpus * d for job, d in zip(instance.jobs, fastest, strict=True))
+        slots = max(one, math.ceil(gpu_time / (2 * instance.cluster.num_gpus * dt)))
+        if horizon is not None:
+            slots = min(slots, horizon)
+    elif horizon is not None:
+        slots = horizon
+    elif heuristic is not None:
+        slots = max(tick_ceil(f, dt) for f in heuristic.finish.values())
+    else:
+        last = max(tick_ceil(job.arrival, dt) for job in instance.jobs)
+        slots = last + sum(math.ceil(max(o.duration_s for o in opts) / dt) for opts in options)
+    return ModelSize(instance.num_jobs, slots, instance.cluster.num_gpus, dt)
 
 
 def _throughput(

@@ -8,6 +8,19 @@ from sjfbsbf.policies.planned import Planned, Schedule
 from sjfbsbf.result import SimResult
 from sjfbsbf.simulator import simulate
 
+#: Decision interval of the simulator's default (s); offline runs use max(this, dt).
+POLICY_INTERVAL_S = 60.0
+
+
+def interval_for(dt: float) -> float:
+    """Decision interval for simulations at tick ``dt`` (s): the default 60 s, or dt if coarser.
+
+    The simulator asks the policy at the first tick at or after every interval boundary; an
+    interval shorter than the tick is refused, so slots coarser than 60 s use the slot itself
+    (docs/formulations.md §2.1).
+    """
+    return max(POLICY_INTERVAL_S, dt)
+
 
 def replay(
     instance: Instance,
@@ -30,6 +43,7 @@ def replay(
         instance,
         Planned(schedule),
         dt=dt,
+        interval=interval_for(dt),
         interference=interference,
         record_segments=record_segments,
     )

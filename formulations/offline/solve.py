@@ -14,12 +14,14 @@ schedule.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from formulations.offline.backend import JobPlan, RawSolve, model_finish, to_schedule
 from formulations.offline.preprocess import OfflineData, preprocess
 from formulations.offline.replay import replay
+from formulations.offline.size import MAX_MODEL_CELLS
 from formulations.result import SolveResult, SolveStatus
 from sjfbsbf.errors import FeasibilityError
 from sjfbsbf.interference import Interference, time_slicing
@@ -36,6 +38,10 @@ RELATIVE_TOLERANCE = 1e-6
 #: Most model solves in one call: each after the first cuts off a schedule whose replay
 #: disagreed with the model (§2.9).
 MAX_ROUNDS = 20
+#: CP-SAT's limit is deterministic time; the whole call (preprocessing, building, solving,
+#: replays) also stops at ``factor · time_limit + extra`` wall-clock seconds (§2.6).
+WALL_GUARD_FACTOR = 3.0
+WALL_GUARD_EXTRA_S = 30.0
 
 
 def objective_tolerance(data: OfflineData, value: float) -> float:
@@ -67,6 +73,7 @@ def solve_offline(
     interference: Interference | None = None,
     hint: bool = True,
     max_rounds: int = MAX_ROUNDS,
+    max_model_cells: int | None = MAX_MODEL_CELLS,
 ) -> SolveResult:
     """Solve the offline problem of ``instance`` with slots of ``dt`` seconds.
 
@@ -80,7 +87,9 @@ def solve_offline(
         Slot length = the simulator's tick used to replay the schedule (s).
     time_limit
         Budget for all model solves together (``None``: none; brute force ignores it). CP-SAT
-        counts deterministic time (reproducible with one worker), the MILP wall-clock seconds.
+        counts deterministic time (reproducible with one worker), and the whole call stops at
+        3 · limit + 30 wall-clock seconds; the MILP counts wall-clock seconds from the start of
+        the call, preprocessing and model building included.
     seed
         Random seed (CP-SAT ``random_seed``, HiGHS ``random_seed``).
     num_workers
@@ -95,6 +104,9 @@ def solve_offline(
         Start from the best non-preemptive heuristic's schedule (CP-SAT hint, HiGHS start).
     max_rounds
         Most model solves (each after the first cuts off a schedule the replay disagreed with).
+    max_model_cells
+        Refuse a larger model before building it (:mod:`formulations.offline.size`; ``None``: no
+        limit).
 
     Returns
     -------
@@ -113,6 +125,8 @@ def solve_offline(
     ------
     ValueError
         For an unknown solver or a bad argument.
+    ModelTooLarge
+        If the model would exceed ``max_model_cells``; the message says what would fit.
     """
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
@@ -127,7 +141,11 @@ def solve_offline(
         from formulations.offline.brute import solve_brute
 
         return solve_brute(instance, dt, interference=model)
-    data = preprocess(instance, dt, interference=model, horizon=horizon)
+    deadline = None
+    if time_limit is not None:
+        wall = time_limit if solver == "milp" else WALL_GUARD_FACTOR * time_limit
+        deadline = time.monotonic() + wall + (0.0 if solver == "milp" else WALL_GUARD_EXTRA_S)
+    data = preprocess(instance, dt, interference=model, horizon=horizon, max_cells=max_model_cells)
     info: dict[str, Any] = {
         "dt": dt,
         "horizon": data.horizon,
@@ -154,10 +172,14 @@ def solve_offline(
     backend_status = SolveStatus.UNKNOWN
     for number in range(max_rounds):
         remaining = None if time_limit is None else time_limit - budget_used
-        if remaining is not None and remaining <= 0:
+        if (remaining is not None and remaining <= 0) or (
+            deadline is not None and time.monotonic() >= deadline
+        ):
             info["limit"] = info.get("limit", "time limit")
             break
-        raw = _run_backend(data, solver, remaining, seed, num_workers, milp_backend, hint, excluded)
+        raw = _run_backend(
+            data, solver, remaining, seed, num_workers, milp_backend, hint, excluded, deadline
+        )
         runtime += raw.runtime_s
         used = float(raw.info.get("budget_used", raw.runtime_s))
         budget_used += used
@@ -253,6 +275,7 @@ def _run_backend(
     milp_backend: str,
     hint: bool,
     excluded: list[dict[int, JobPlan]],
+    deadline: float | None,
 ) -> RawSolve:
     if solver == "cpsat":
         from formulations.offline.cpsat import solve_cpsat
@@ -264,6 +287,7 @@ def _run_backend(
             num_workers=num_workers,
             hint=hint,
             exclude=excluded,
+            deadline=deadline,
         )
     from formulations.offline.milp import solve_milp
 
@@ -275,6 +299,7 @@ def _run_backend(
         seed=seed,
         hint=hint,
         exclude=excluded,
+        deadline=deadline,
     )
 
 

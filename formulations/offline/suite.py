@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from formulations.offline.replay import interval_for
 from formulations.result import SolveResult
 from sjfbsbf.atomic import write_text_atomic
 from sjfbsbf.compare import run_policies
@@ -177,7 +178,9 @@ def gap_table(
         row: dict[str, Any] = {"instance": optimum.name, "status": optimum.status}
         reference = optimum.replayed_avg_jct
         row["optimum"] = reference
-        results = run_policies(instance, list(policies), dt=optimum.dt)
+        results = run_policies(
+            instance, list(policies), dt=optimum.dt, interval=interval_for(optimum.dt)
+        )
         for name, result in zip(policies, results, strict=True):
             if optimum.proven and reference:
                 row[name] = result.avg_jct / reference - 1.0
