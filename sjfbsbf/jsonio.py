@@ -7,8 +7,9 @@ key:
 
 * binary files (a NUL byte; UTF-16/32 byte-order marks) and text that is not UTF-8, with the
   byte offset;
-* JSON nested deeper than :data:`MAX_DEPTH` levels, found by a scan *before* parsing, so Python's
-  recursion limit is never reached;
+* JSON nested deeper than :data:`MAX_DEPTH` levels: measured on the parsed data, and a file deep
+  enough to hit the parser's recursion limit is caught as such; either way a scan of the text
+  (on this error path only) names the line and column where the nesting gets too deep;
 * duplicate keys in one object (Python's ``json`` silently keeps the last one);
 * ``NaN``, ``Infinity``, ``-Infinity`` and numbers that overflow a float (``1e400``), integers
   of more than :data:`MAX_INT_DIGITS` digits;
@@ -39,8 +40,6 @@ MAX_INT_DIGITS = 30
 _TO_BRACKET = re.compile(r'(?>[^"\[\]{}]++|"(?>[^"\\]++|\\.)*+")*+([\[\]{}])', re.DOTALL)
 # One JSON token: a string, a punctuation mark, or a bare word (number, true, NaN, ...).
 _TOKEN = re.compile(r'\s*+(?:("(?>[^"\\]++|\\.)*+")|([\[\]{}:,])|([^\s\[\]{}:,"]++))', re.DOTALL)
-# What any number that overflows a float, or is too long an integer, contains.
-_RISKY_NUMBER = re.compile(rf"\d{{{MAX_INT_DIGITS + 1}}}|[eE]\+?0*[1-9]\d\d")
 # A \u escape of a surrogate code point: the only way a JSON string can hold one.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _BOMS = (
@@ -101,25 +100,69 @@ def read_json(path: str | os.PathLike[str]) -> Any:
 
 
 def loads(text: str, source: str) -> Any:
-    """Strictly parse JSON text read from ``source`` (see :func:`read_json`)."""
-    _check_depth(text, source)
-    # Numbers are only checked one by one where one might overflow (a cheap scan says so).
-    numbers: dict[str, Any] = {}
-    if _RISKY_NUMBER.search(text) is not None:
-        numbers = {"parse_float": _float, "parse_int": _int}
+    """Strictly parse JSON text read from ``source`` (see :func:`read_json`).
+
+    The C parser does the work; Python hooks run only per object (duplicate keys) and per
+    ``NaN`` / ``Infinity``; one pass over the parsed data then checks depth, numbers and
+    strings. Only on an error is the text scanned again, slowly, to name the line and key.
+    """
     try:
-        data = json.loads(text, object_pairs_hook=_object, parse_constant=_constant, **numbers)
+        data = json.loads(text, object_pairs_hook=_object, parse_constant=_constant)
     except json.JSONDecodeError as exc:
         raise InstanceError(
             f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", source=source
         ) from None
     except _Problem as exc:
         raise _located(text, source, exc) from None
-    except RecursionError:  # not reachable after _check_depth; never let it escape
+    except RecursionError:  # deeper than the parser's recursion limit: say where it goes deep
+        _check_depth(text, source)
         raise InstanceError(f"JSON nested deeper than {MAX_DEPTH} levels", source=source) from None
-    if _SURROGATE_ESCAPE.search(text) is not None and _holds_surrogate(data):
-        raise _located(text, source, _Problem("lone surrogate in a string (not Unicode text)"))
+    except ValueError:  # an integer literal longer than Python converts
+        raise _located(text, source, _Problem("integer out of range")) from None
+    problem = _check_values(data, surrogates=_SURROGATE_ESCAPE.search(text) is not None)
+    if problem == "depth":
+        _check_depth(text, source)
+        raise InstanceError(f"JSON nested deeper than {MAX_DEPTH} levels", source=source)
+    if problem is not None:
+        raise _located(text, source, _Problem(problem))
     return data
+
+
+#: Integers at or beyond this magnitude have more than :data:`MAX_INT_DIGITS` digits.
+_INT_LIMIT = 10**MAX_INT_DIGITS
+
+
+def _check_values(data: Any, *, surrogates: bool) -> str | None:
+    """The first problem of parsed JSON: ``"depth"``, or a description of a number out of range
+    or (with ``surrogates``) a string holding a lone surrogate; ``None`` if there is none."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            if depth + 1 > MAX_DEPTH:
+                return "depth"
+            if kind is dict:
+                if surrogates and any(_has_surrogate(key) for key in item):
+                    return "lone surrogate in a key (not Unicode text)"
+                values = item.values()
+            else:
+                values = item
+            for value in values:
+                vkind = type(value)
+                if vkind is dict or vkind is list:
+                    stack.append((value, depth + 1))
+                elif vkind is float:
+                    if not math.isfinite(value):
+                        return "number out of range (overflows a float)"
+                elif vkind is int:
+                    if not -_INT_LIMIT < value < _INT_LIMIT:
+                        return f"integer out of range (at most {MAX_INT_DIGITS} digits)"
+                elif vkind is str and surrogates and _has_surrogate(value):
+                    return "lone surrogate in a string (not Unicode text)"
+        else:
+            stack.append(([item], depth - 1))  # a scalar document: check it as a value
+    return None
 
 
 class _Problem(Exception):
@@ -146,20 +189,6 @@ def _constant(word: str) -> float:
     raise _Problem(f"{word} is not a finite number (JSON numbers must be finite)")
 
 
-def _float(word: str) -> float:
-    value = float(word)
-    if not math.isfinite(value):
-        raise _Problem(f"number {_clip(word)} is out of range (overflows a float)")
-    return value
-
-
-def _int(word: str) -> int:
-    digits = len(word.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        raise _Problem(f"integer of {digits} digits is out of range (at most {MAX_INT_DIGITS})")
-    return int(word)
-
-
 def _clip(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
@@ -170,7 +199,7 @@ def _line_column(text: str, offset: int) -> tuple[int, int]:
 
 
 def _check_depth(text: str, source: str) -> None:
-    """Refuse nesting deeper than :data:`MAX_DEPTH`, scanning brackets outside strings."""
+    """Raise for nesting deeper than :data:`MAX_DEPTH`, naming where (slow; error path only)."""
     depth = 0
     pos = 0
     while (match := _TO_BRACKET.match(text, pos)) is not None:
@@ -186,22 +215,6 @@ def _check_depth(text: str, source: str) -> None:
                 )
         else:
             depth -= 1
-
-
-def _holds_surrogate(data: Any) -> bool:
-    """Whether any string (key or value) in parsed JSON holds a surrogate code point."""
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if _has_surrogate(item):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
 
 
 def _has_surrogate(text: str) -> bool:

@@ -276,12 +276,15 @@ def _check_number(
     value: object, high: float, unit: str, row: int | None, name: str, *, positive: bool
 ) -> None:
     """Raise unless ``value`` is a finite number, > 0 (``positive``) or >= 0, and <= ``high``."""
-    kind = "positive" if positive else "non-negative"
-    bad = InstanceError(f"must be a {kind} number, got {value!r}", row=row, field=name)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise bad
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise bad
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+        or (positive and value == 0)
+    ):
+        kind = "positive" if positive else "non-negative"
+        raise InstanceError(f"must be a {kind} number, got {value!r}", row=row, field=name)
     if value > high:
         raise InstanceError(
             f"must be at most {high:,.0f} {unit}, got {value!r}", row=row, field=name
