@@ -231,8 +231,8 @@ class SjfBsbf:
         """Pair benefit of a waiting job (as ``occ_a``) beside every host of ``table``."""
         model = view.interference
         if isinstance(model, ContentionModel):
-            xi_a = model.slowdowns(occ_a.sensitivity, table.pressure)
-            xi_b = model.slowdowns(table.sensitivity, occ_a.pressure)
+            xi_a = model.slowdowns(model.sensitivity(occ_a), table.pressure)
+            xi_b = model.slowdowns(table.sensitivity, model.pressure(occ_a))
         else:
             xi_a = np.array([model.slowdown(occ_a, i.occupant) for i in table.infos])
             xi_b = np.array([model.slowdown(i.occupant, occ_a) for i in table.infos])
