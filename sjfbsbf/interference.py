@@ -11,6 +11,7 @@ slowdown of the first (shared step time ÷ solo step time, >= 1). Everything tha
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -80,6 +81,34 @@ class Interference(Protocol):
     def slowdown(self, victim: Occupant, other: Occupant) -> float:
         """Slowdown (>= 1) of ``victim`` while ``other`` shares its GPU."""
         ...
+
+
+@runtime_checkable
+class SharingRule(Protocol):
+    """An interference model that may forbid some pairs from sharing (docs/model.md §3).
+
+    Optional: a model without ``can_share`` lets every pair share (memory permitting).
+    ``can_share`` must be symmetric.
+    """
+
+    def can_share(self, a: Occupant, b: Occupant) -> bool:
+        """Whether ``a`` and ``b`` may share a GPU."""
+        ...
+
+
+def sharing_rule(model: Interference) -> Callable[[Occupant, Occupant], bool] | None:
+    """``model.can_share`` if the model has a sharing rule, else ``None`` (every pair may share).
+
+    The feasibility checker, sjf-ffs, sjf-bsbf and the formulations ask this once and skip the
+    per-pair test when it is ``None`` (the contention models).
+    """
+    return model.can_share if isinstance(model, SharingRule) else None
+
+
+def can_share(model: Interference, a: Occupant, b: Occupant) -> bool:
+    """Whether ``model`` lets ``a`` and ``b`` share a GPU (True without a sharing rule)."""
+    rule = sharing_rule(model)
+    return rule is None or bool(rule(a, b))
 
 
 def contention_shape(occ: Occupant) -> float:
@@ -174,19 +203,50 @@ def gavel_fitted() -> ContentionModel:
     return ContentionModel(kappa=1.5, eps=0.05, scales=GAVEL_CONTENTION_SCALES)
 
 
+def gavel_measured(throughputs: str | os.PathLike[str] | None = None) -> Interference:
+    """Gavel's measured V100 pairs (docs/model.md §8), read from ``throughputs``.
+
+    See :func:`sjfbsbf.interference_measured.gavel_measured` (default file, errors).
+    """
+    from sjfbsbf.interference_measured import gavel_measured as measured
+
+    return measured(throughputs)
+
+
 #: Interference presets by name (``time-slicing`` is the simulator's default).
 INTERFERENCE_PRESETS: Mapping[str, Callable[[], Interference]] = MappingProxyType(
-    {"time-slicing": time_slicing, "mps": mps, "gavel-fitted": gavel_fitted}
+    {
+        "time-slicing": time_slicing,
+        "mps": mps,
+        "gavel-fitted": gavel_fitted,
+        "gavel-measured": gavel_measured,
+    }
 )
 
+#: Presets that read Gavel's throughput table (``throughputs=`` applies to them only).
+DATA_PRESETS = frozenset({"gavel-measured"})
 
-def make_interference(name: str) -> Interference:
+
+def make_interference(
+    name: str, *, throughputs: str | os.PathLike[str] | None = None
+) -> Interference:
     """Interference model by preset name (see :data:`INTERFERENCE_PRESETS`).
+
+    Parameters
+    ----------
+    name
+        Preset name.
+    throughputs
+        Path of Gavel's ``simulation_throughputs.json`` for a preset in :data:`DATA_PRESETS`
+        (default: :data:`sjfbsbf.interference_measured.DEFAULT_THROUGHPUTS`).
 
     Raises
     ------
     ValueError
-        For an unknown name, listing the known ones.
+        For an unknown name (listing the known ones), or ``throughputs`` with a preset that
+        reads no data.
+    InstanceError
+        If a data preset's file is missing or malformed.
     """
     try:
         factory = INTERFERENCE_PRESETS[name]
@@ -194,4 +254,11 @@ def make_interference(name: str) -> Interference:
         raise ValueError(
             f"unknown interference model {name!r}; choose from {', '.join(INTERFERENCE_PRESETS)}"
         ) from None
+    if name in DATA_PRESETS:
+        return gavel_measured(throughputs)
+    if throughputs is not None:
+        raise ValueError(
+            f"interference model {name!r} reads no data file; a throughputs file only applies "
+            f"to {', '.join(sorted(DATA_PRESETS))}"
+        )
     return factory()

@@ -10,7 +10,8 @@ A sweep file looks like::
     n_jobs = [30, 61]         # a list sweeps over its values
 
     [sim]                     # simulate() parameters (lists sweep too)
-    interference = "time-slicing"
+    interference = "time-slicing"   # a preset of sjfbsbf.interference.INTERFERENCE_PRESETS
+    # throughputs = "..."     # Gavel's table, read by interference = "gavel-measured" only
 
     [[variants]]              # one per policy setting compared
     label = "sjf-bsbf"
@@ -44,7 +45,8 @@ import pandas as pd
 
 from sjfbsbf.atomic import atomic_path, write_text_atomic
 from sjfbsbf.instance_io import read_instance
-from sjfbsbf.interference import make_interference
+from sjfbsbf.interference import DATA_PRESETS, make_interference
+from sjfbsbf.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.model import Cluster, Instance
 from sjfbsbf.policies import make_policy
 from sjfbsbf.simulator import simulate
@@ -61,7 +63,7 @@ from sjfbsbf.workloads.generators import (
     testbed_workload,
 )
 
-_SIM_KEYS = {"dt", "interval", "restart_overhead", "interference"}
+_SIM_KEYS = {"dt", "interval", "restart_overhead", "interference", "throughputs"}
 
 
 @dataclass(frozen=True)
@@ -192,10 +194,6 @@ def _testbed(params: dict[str, Any], seed: int) -> Instance:
     )
 
 
-#: Where the shared reference data sits, relative to the repository root.
-DEFAULT_THROUGHPUTS = "../shared/data/gavel/simulation_throughputs.json"
-
-
 @functools.lru_cache(maxsize=4)
 def _throughputs(path: str) -> GavelThroughputs:
     return load_throughputs(path)
@@ -257,7 +255,12 @@ def execute(run: RunSpec) -> dict[str, Any]:
     """Simulate one run and return its results row (plain JSON-able values)."""
     instance = build_instance(run.workload, run.seed)
     sim = dict(run.sim)
-    interference = make_interference(str(sim.pop("interference", "time-slicing")))
+    name = str(sim.pop("interference", "time-slicing"))
+    throughputs = sim.pop("throughputs", None)  # read by the data presets only (gavel-measured)
+    if throughputs is not None and name in DATA_PRESETS:
+        interference = make_interference(name, throughputs=str(throughputs))
+    else:
+        interference = make_interference(name)
     policy = make_policy(run.policy, **run.options)
     started = time.perf_counter()
     result = simulate(instance, policy, interference=interference, record_segments=False, **sim)
@@ -277,6 +280,9 @@ def execute(run: RunSpec) -> dict[str, Any]:
     row.update({f"wl_{k}": v for k, v in run.workload.items()})
     row.update({f"sim_{k}": v for k, v in run.sim.items()})
     row.update(result.metrics)
+    fallback_pairs = getattr(interference, "fallback_pairs", None)
+    if fallback_pairs is not None:  # measured interference: pairs that got the fallback ξ
+        row["interference_fallback_pairs"] = len(fallback_pairs())
     return row
 
 

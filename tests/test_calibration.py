@@ -96,7 +96,7 @@ def test_unknown_model_is_refused() -> None:
 
 
 def test_presets() -> None:
-    assert list(INTERFERENCE_PRESETS) == ["time-slicing", "mps", "gavel-fitted"]
+    assert list(INTERFERENCE_PRESETS) == ["time-slicing", "mps", "gavel-fitted", "gavel-measured"]
     assert make_interference("gavel-fitted") == gavel_fitted()
     assert make_interference("time-slicing") == ContentionModel()
     with pytest.raises(ValueError, match="gavel-fitted"):

@@ -29,7 +29,7 @@ from itertools import combinations, pairwise
 from formulations.offline.heuristic import HeuristicRun, best_heuristic
 from sjfbsbf.catalog import generic_profile, get_catalog
 from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.interference import Interference, Occupant, occupant, time_slicing
+from sjfbsbf.interference import Interference, Occupant, can_share, occupant, time_slicing
 from sjfbsbf.model import Instance, Job
 from sjfbsbf.perf import ModelProfile, exclusive_duration, memory_gb, micro_batch_options
 from sjfbsbf.policies.planned import PlannedStart, Schedule
@@ -79,12 +79,12 @@ class PairOption:
     first_option, second_option
         Option indices of the pair's first and second job.
     fits
-        Whether their memory fits in one GPU.
+        Whether their memory fits in one GPU and the interference model lets them share.
     first_progress, second_progress
         Work units one full slot brings each while they co-run (each job's ``alone`` if they
         do not fit: they never co-run then).
     first_slowdown, second_slowdown
-        ξ of each beside the other.
+        ξ of each beside the other (``inf`` for a pair the interference model forbids).
     """
 
     first_option: int
@@ -388,7 +388,8 @@ def preprocess(
             if k != i:
                 for occ_i in occupants[i].values():
                     for occ_k in occupants[k].values():
-                        worst = max(worst, model.slowdown(occ_i, occ_k))
+                        if can_share(model, occ_i, occ_k):
+                            worst = max(worst, model.slowdown(occ_i, occ_k))
         xi_max.append(worst)
 
     # Per-job tolerance: the model is slower than the simulator by < 1 work unit per full slot
@@ -482,9 +483,11 @@ def preprocess(
             for ok, opt_k in enumerate(jobs[k].options):
                 occ_i = occupants[i][opt_i.accumulation]
                 occ_k = occupants[k][opt_k.accumulation]
-                fits = occ_i.memory_gb + occ_k.memory_gb <= mem_cap
-                xi_i = model.slowdown(occ_i, occ_k)
-                xi_k = model.slowdown(occ_k, occ_i)
+                # A pair the interference model forbids (docs/model.md §3) never fits.
+                allowed = can_share(model, occ_i, occ_k)
+                fits = allowed and occ_i.memory_gb + occ_k.memory_gb <= mem_cap
+                xi_i = model.slowdown(occ_i, occ_k) if allowed else math.inf
+                xi_k = model.slowdown(occ_k, occ_i) if allowed else math.inf
                 prog_i = floor_units(works[i] * dt / (opt_i.duration_s * xi_i))
                 prog_k = floor_units(works[k] * dt / (opt_k.duration_s * xi_k))
                 combos.append(
@@ -543,7 +546,9 @@ def _throughput(
             for opt_k in options[k]:
                 occ_i = occupants[i][opt_i.accumulation]
                 occ_k = occupants[k][opt_k.accumulation]
-                if occ_i.memory_gb + occ_k.memory_gb > mem_cap:
+                if occ_i.memory_gb + occ_k.memory_gb > mem_cap or not can_share(
+                    model, occ_i, occ_k
+                ):
                     continue
                 prog_i = floor_units(
                     works[i] * dt / (opt_i.duration_s * model.slowdown(occ_i, occ_k))

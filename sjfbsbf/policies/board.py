@@ -118,6 +118,10 @@ class Board:
         """Free memory on a GPU (GB)."""
         return self.view.cluster.gpu_mem_gb - self.memory[gpu]
 
+    def occupant(self, job_id: int) -> Occupant:
+        """The occupant of a running or newly started job at its accumulation on the board."""
+        return self.view.occupant(job_id, self.accumulation[job_id])
+
     def is_host(self, job_id: int) -> bool:
         """Whether a job runs alone on every one of its GPUs (so it may take one sharer)."""
         return all(len(self.residents[g]) == 1 for g in self.placement[job_id])
