@@ -9,10 +9,15 @@ iteration on RTX A6000, memory) plus the stated assumptions of ``docs/model.md``
   2 GPUs inside a node), converted to an effective gradient volume at 16 GB/s;
 * memory: 40% fixed, 60% proportional to the micro-batch (MB taken as 10^-3 GB);
 * contention scale u_max per model from the prototype (RL 0.3 ... GPT-2 1.0).
+
+It also holds the per-model contention scales of the ``gavel-fitted`` interference preset
+(:data:`GAVEL_CONTENTION_SCALES`, docs/model.md §3), fitted on Gavel's measured V100 pairs by
+:mod:`sjfbsbf.calibration` and embedded here so the toolkit works without the data.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,6 +31,32 @@ ALPHA_SHARE = 0.09
 MEM_FIXED_SHARE = 0.4
 #: Intra-node bandwidth (GB/s) used to turn measured all-reduce times into gradient volumes.
 CALIBRATION_BW_GBPS = 16.0
+
+
+@dataclass(frozen=True, slots=True)
+class ContentionScale:
+    """Per-model scales of the contention model (docs/model.md §3).
+
+    A job of this model at micro-batch b of its per-GPU batch B has
+    ``sensitivity = sensitivity_max · b / (b + B/4)`` and
+    ``pressure = pressure_max · b / (b + B/4)`` (the ``util(b)`` shape; a duration-only job uses
+    the full-batch value 0.8). Unlike ``u_max`` they are not bounded by 1.
+
+    Parameters
+    ----------
+    sensitivity_max
+        How much the model suffers from a co-runner, >= 0.
+    pressure_max
+        How much the model presses on a co-runner, >= 0.
+    """
+
+    sensitivity_max: float
+    pressure_max: float
+
+    def __post_init__(self) -> None:
+        for value in (self.sensitivity_max, self.pressure_max):
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"contention scales must be finite and >= 0, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +87,41 @@ TESTBED: Mapping[str, TestbedEntry] = MappingProxyType(
         "gpt2": TestbedEntry(4, 0.426, (0.433 - 0.426) / 1.5, 10532, 1.0),
     }
 )
+
+
+#: Per-model contention scales fitted on Gavel's V100 single-GPU pairs (docs/model.md §3), for
+#: the models a Gavel family maps to (``workloads.gavel.MODEL_MAP``). Reproduce with
+#: ``python experiments/calibrate_interference.py``; ``tests/test_calibration.py`` re-fits them.
+GAVEL_FITTED_SCALES: Mapping[str, ContentionScale] = MappingProxyType(
+    {
+        "a2c": ContentionScale(1.229, 0.546),  # A3C
+        "bert": ContentionScale(0.782, 0.479),  # Transformer
+        "gpt2": ContentionScale(0.535, 0.495),  # LM
+        "resnet18": ContentionScale(0.271, 0.747),  # ResNet-18
+        "shufflenet_v2": ContentionScale(1.655, 0.918),  # Recommendation
+        "vgg16": ContentionScale(1.029, 0.942),  # CycleGAN
+        "vgg19": ContentionScale(0.947, 2.689),  # ResNet-50
+    }
+)
+
+
+def _gavel_contention_scales() -> Mapping[str, ContentionScale]:
+    """Scales of every default-catalog model and of duration-only jobs (``"generic"``).
+
+    DQN has no Gavel family: it takes A2C's scales (the other Atari RL workload, as
+    ``workloads.gavel.CATALOG_ALIASES`` maps it to A3C). Duration-only jobs take the median
+    sensitivity and pressure of the catalog models, as their profile takes the median ``u_max``.
+    """
+    scales = {**GAVEL_FITTED_SCALES, "dqn": GAVEL_FITTED_SCALES["a2c"]}
+    scales["generic"] = ContentionScale(
+        statistics.median(v.sensitivity_max for v in scales.values()),
+        statistics.median(v.pressure_max for v in scales.values()),
+    )
+    return MappingProxyType(scales)
+
+
+#: Contention scales of the ``gavel-fitted`` interference preset (κ = 1.5, ε = 0.05).
+GAVEL_CONTENTION_SCALES = _gavel_contention_scales()
 
 
 def profile_from_testbed(name: str, entry: TestbedEntry) -> ModelProfile:

@@ -23,6 +23,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 import typer
 from typer.core import TyperGroup
 
+from sjfbsbf.cli_interference import (
+    InterferenceOption,
+    ThroughputsOption,
+    interference_options,
+    print_fallbacks,
+)
 from sjfbsbf.errors import InstanceError, Interrupted, SweepError, SweepRunsFailed, escape
 
 if TYPE_CHECKING:
@@ -269,6 +275,8 @@ def simulate(
     dt: DtOption = None,
     interval: IntervalOption = None,
     restart_overhead: RestartOption = None,
+    interference: InterferenceOption = None,
+    throughputs: ThroughputsOption = None,
     jobs_csv: Annotated[
         Path | None,
         typer.Option(
@@ -280,12 +288,13 @@ def simulate(
     ] = None,
 ) -> None:
     """Run one policy on an instance file and print its metrics."""
-    options = _sim_options(dt, interval, restart_overhead)
+    options: dict[str, Any] = dict(_sim_options(dt, interval, restart_overhead))
     _check_policies([policy], "--policy")
     from sjfbsbf.compare import run_policies
     from sjfbsbf.instance_io import read_instance
 
     instance = read_instance(instance_path)
+    options.update(interference_options(interference, throughputs))
     if jobs_csv is not None:
         jobs_csv.parent.mkdir(parents=True, exist_ok=True)  # fail early on an unusable path
     console = _stdout()
@@ -299,6 +308,7 @@ def simulate(
         f"[dim]{result.params['decisions']} decisions, {result.params['ticks_processed']} ticks "
         f"processed, {elapsed:.2f} s[/dim]"
     )
+    print_fallbacks(console, options)
     if jobs_csv is not None:
         from sjfbsbf.atomic import write_text_atomic
 
@@ -342,9 +352,11 @@ def compare(
     dt: DtOption = None,
     interval: IntervalOption = None,
     restart_overhead: RestartOption = None,
+    interference: InterferenceOption = None,
+    throughputs: ThroughputsOption = None,
 ) -> None:
     """Run several policies on one instance; print a table, write DIR/compare.png and .csv."""
-    options = _sim_options(dt, interval, restart_overhead)
+    options: dict[str, Any] = dict(_sim_options(dt, interval, restart_overhead))
     from sjfbsbf.policies import policy_names
 
     if policies is None:
@@ -364,6 +376,7 @@ def compare(
     from sjfbsbf.report import compare_table, plot_comparison
 
     instance = _load_or_default(instance_path, seed)
+    options.update(interference_options(interference, throughputs))
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} exists and is not a directory", param_hint="'--out'")
     out.mkdir(parents=True, exist_ok=True)  # fail on an unusable DIR before simulating
@@ -378,6 +391,7 @@ def compare(
     console.print(_compare_table(table, instance.name or source))
     plural = "policy" if len(names) == 1 else "policies"
     console.print(f"[dim]{len(names)} {plural} simulated in {elapsed:.2f} s[/dim]")
+    print_fallbacks(console, options)
 
     csv_path, png_path = out / "compare.csv", out / "compare.png"
     with atomic_path(csv_path) as tmp:

@@ -5,13 +5,15 @@ already-running job started; a job started twice; a wrong GPU count or repeated 
 a GPU holding more than two jobs; GPU memory overflow; an accumulation factor (at a start or a
 retune) that changes the global batch (b * s != B or b not an allowed micro-batch); a
 preemption of a job that is not running, or any preemption by a non-preemptive policy; sharing
-by an exclusive policy.
+by an exclusive policy; two jobs on one GPU that the interference model's sharing rule forbids
+(``can_share``, e.g. a pair measured out of memory; docs/model.md §3).
 """
 
 from __future__ import annotations
 
 from sjfbsbf.decision import Decision
 from sjfbsbf.errors import FeasibilityError
+from sjfbsbf.interference import sharing_rule
 from sjfbsbf.state import ClusterView
 
 #: Memory slack (GB) tolerated for float rounding when checking capacity.
@@ -53,6 +55,21 @@ def check_decision(
             ]
         return touched[gpu]
 
+    rule = sharing_rule(view.interference)
+    new_acc: dict[int, int] = {}  # retuned and started jobs: accumulation after the decision
+
+    def forbidden(job_id: int, s: int, others: list[tuple[int, float]]) -> int | None:
+        """The first co-resident the sharing rule forbids ``job_id`` (at ``s``) to meet."""
+        if rule is None:
+            return None
+        occ = view.occupant(job_id, s)
+        for k, _ in others:
+            if k != job_id:
+                s_k = new_acc[k] if k in new_acc else view.accumulation(k)
+                if not rule(occ, view.occupant(k, s_k)):
+                    return k
+        return None
+
     preempted: set[int] = set()
     for job_id in decision.preempts:
         if not preemptive:
@@ -92,6 +109,14 @@ def check_decision(
                     f"{used:.3f} GB > {cluster.gpu_mem_gb} GB"
                 )
             touched[g] = current
+        new_acc[job_id] = accumulation
+        for g in placement:
+            other = forbidden(job_id, accumulation, touched[g])
+            if other is not None:
+                raise FeasibilityError(
+                    f"t={now}: job {job_id} retuned to accumulation {accumulation} may not share "
+                    f"GPU {g} with job {other} (the interference model forbids the pair)"
+                )
 
     started: set[int] = set()
     for start in decision.starts:
@@ -141,6 +166,13 @@ def check_decision(
                     f"t={now}: GPU {g} memory overflow with job {job_id}: "
                     f"{used:.3f} GB > {cluster.gpu_mem_gb} GB"
                 )
+            other = forbidden(job_id, start.accumulation, current)
+            if other is not None:
+                raise FeasibilityError(
+                    f"t={now}: job {job_id} may not share GPU {g} with job {other} "
+                    "(the interference model forbids the pair, e.g. measured out of memory)"
+                )
             current.append((job_id, mem))
+        new_acc[job_id] = start.accumulation
     if decision.wake_at is not None and not decision.wake_at == decision.wake_at:
         raise FeasibilityError(f"t={now}: wake_at is NaN")

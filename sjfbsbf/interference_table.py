@@ -1,29 +1,30 @@
-"""Measured interference: Gavel's co-location table as an interference model (DESIGN §1.4).
+"""Gavel's measured co-location table (docs/model.md §8).
 
 Gavel (OSDI'20) measured training throughputs (iterations per second) of 26 job types on K80,
 P100 and V100 GPUs, alone and co-located in pairs on one GPU. This module holds that table as an
-immutable object, :class:`GavelThroughputs`, and turns it into
+immutable object, :class:`GavelThroughputs`, and computes
 
-* :class:`MeasuredTableModel`, an implementation of the
-  :class:`~sjfbsbf.interference.Interference` protocol whose slowdown of a job next to another is
-  the measured ``solo / co-located`` throughput ratio of their single-GPU pair, and whose
-  :meth:`MeasuredTableModel.fits` says whether the pair fitted in memory at all;
-* :func:`slowdown_statistics`, the calibration summary quoted in DESIGN §1.4.
+* :func:`slowdown_statistics`, the summary quoted in docs/model.md §8.
+
+The interference model built on it, :class:`~sjfbsbf.interference_measured.MeasuredTableModel`,
+is in :mod:`sjfbsbf.interference_measured`; :mod:`sjfbsbf.calibration` fits the ``gavel-fitted``
+contention scales to it.
 
 Facts of the table and the choices made here:
 
 * A job type is a string such as ``"ResNet-50 (batch size 64)"`` (``"<family> (batch size <b>)"``)
   or a bare family (``"A3C"``, ``"CycleGAN"``) measured at one batch size only.
 * Only single-GPU pairs were measured. Every 2-, 4- and 8-GPU pair is ``[0, 0]`` and is not kept.
-  A multi-GPU job uses the single-GPU slowdown of its model pair on each GPU (DESIGN §1.4), which
-  is what an :class:`~sjfbsbf.interference.Occupant` (one GPU's view of a job) asks for anyway.
+  A multi-GPU job uses the single-GPU slowdown of its model pair on each GPU (docs/model.md
+  §8), which is what an :class:`~sjfbsbf.interference.Occupant` (one GPU's view of a job) asks
+  for anyway.
 * ``[0, 0]`` for a single-GPU pair means the pair did not fit (out of memory).
 * **Suspicious entries.** On V100, 80 (victim, other) entries report a co-located throughput of
   the victim exactly equal to its solo throughput (slowdown exactly 1, bit for bit). 77 of them
   involve a ResNet-18 job type (70 with ResNet-18 as the victim); the 3 others are Transformer
   (bs 256) next to Transformer (bs 128) and Recommendation (bs 2048, bs 4096) next to A3C. They
   look filled in rather than measured. P100 and K80 have none. They are flagged
-  (:meth:`GavelThroughputs.suspicious_pairs`); statistics and :class:`MeasuredTableModel` leave
+  (:meth:`GavelThroughputs.suspicious_pairs`); statistics and ``MeasuredTableModel`` leave
   out the whole unordered pair when either direction is flagged, unless asked not to.
 * Solo throughputs of 0 (K80 ResNet-50 at batch 128 on 2, 4, 8 GPUs) mean "not measured" and are
   dropped.
@@ -39,8 +40,6 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-
-from sjfbsbf.interference import Interference, Occupant
 
 _BATCH_RE = re.compile(r"^(?P<family>.*\S) \(batch size (?P<batch>\d+)\)$")
 
@@ -347,162 +346,3 @@ def slowdown_statistics(
         "xi_min": math.nan if empty else float(values.min()),
         "xi_max": math.nan if empty else float(values.max()),
     }
-
-
-def gavel_occupant(job_type: str, micro_batch: int | None = None) -> Occupant:
-    """An :class:`Occupant` for a Gavel job type, for use with :class:`MeasuredTableModel`.
-
-    ``micro_batch`` overrides the batch size in the job type's name (a sub-batch); memory,
-    sensitivity and pressure are zero (the measured table model does not use them).
-    """
-    family, batch = split_job_type(job_type)
-    b = micro_batch if micro_batch is not None else batch
-    return Occupant(family, b, batch, 0.0, 0.0, 0.0)
-
-
-@dataclass(frozen=True, eq=False)
-class MeasuredTableModel:
-    """Interference looked up from Gavel's measured single-GPU pairs (DESIGN §1.4).
-
-    Slowdown of ``victim`` next to ``other`` = solo ÷ co-located throughput of the victim in
-    their single-GPU pair on :attr:`gpu_type`, clamped at 1 (no measured value is below 1,
-    the suspicious ones are exactly 1). The same value is used on every GPU of a
-    multi-GPU job (multi-GPU pairs were never measured). Not wired into the simulator defaults.
-
-    **Occupant → job type.** ``Occupant.model`` names a Gavel family (``"ResNet-50"``), a full
-    job type (``"ResNet-50 (batch size 64)"``) or, through :attr:`aliases`, anything else (e.g. a
-    catalog model: ``{"vgg19": "ResNet-50"}``). The batch size is the occupant's
-    ``micro_batch`` (so a sub-batch gets the slowdown measured at that size), else the one in the
-    name, else its ``batch``. When the family was not measured at that size the nearest measured
-    size is used (distance in log2, ties to the smaller size). A family measured at one unnamed
-    size (A3C, CycleGAN) ignores the batch.
-
-    **Fallback.** When a job type is unknown (e.g. the ``"generic"`` profile of duration-only
-    jobs), the pair was not measured, or it is suspicious (and :attr:`include_suspicious` is
-    false), :meth:`slowdown` returns :attr:`fallback`: a number, or another
-    :class:`~sjfbsbf.interference.Interference` model to delegate to; by default (``None``) the
-    median measured slowdown of :attr:`gpu_type` (:func:`slowdown_statistics`, suspicious pairs
-    excluded). :meth:`fits` is ``True`` for pairs it cannot look up (memory is then left to the
-    memory model of the occupants).
-
-    **Pairs that do not fit.** :meth:`slowdown` raises :class:`ValueError` for a pair measured
-    ``[0, 0]``: call :meth:`fits` first. (Returning an infinite slowdown would let a simulator
-    stall silently.)
-
-    Parameters
-    ----------
-    table
-        The measured throughputs.
-    gpu_type
-        Which GPU type's measurements to use.
-    aliases
-        Occupant model name -> Gavel family or job type.
-    fallback
-        Slowdown for pairs without a usable measurement (see above).
-    include_suspicious
-        Use suspicious entries as measured (slowdown 1) instead of falling back.
-    """
-
-    table: GavelThroughputs
-    gpu_type: str = "v100"
-    aliases: Mapping[str, str] = field(default_factory=dict)
-    fallback: Interference | float | None = None
-    include_suspicious: bool = False
-    _fallback_value: float = field(init=False, repr=False)
-    _sizes: Mapping[str, tuple[int | None, ...]] = field(init=False, repr=False)
-    _resolved: dict[tuple[str, int | None, int | None], str | None] = field(init=False, repr=False)
-    _measured: dict[tuple[str | None, str | None], float | None] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.gpu_type not in self.table.solo:
-            raise ValueError(
-                f"unknown GPU type {self.gpu_type!r}; known: {', '.join(self.table.gpu_types)}"
-            )
-        object.__setattr__(self, "aliases", MappingProxyType(dict(self.aliases)))
-        if isinstance(self.fallback, int | float):
-            if not math.isfinite(self.fallback) or self.fallback < 1:
-                raise ValueError(f"fallback slowdown must be a number >= 1, got {self.fallback}")
-            value = float(self.fallback)
-        else:
-            value = float(slowdown_statistics(self.table, self.gpu_type)["xi_median"])
-        object.__setattr__(self, "_fallback_value", value)
-        sizes = {
-            f: self.table.batch_sizes(f, self.gpu_type) for f in self.table.families(self.gpu_type)
-        }
-        object.__setattr__(self, "_sizes", MappingProxyType(sizes))
-        object.__setattr__(self, "_resolved", {})  # caches of pure lookups
-        object.__setattr__(self, "_measured", {})
-
-    def job_type_of(self, occupant: Occupant) -> str | None:
-        """The measured Gavel job type an occupant stands for, or ``None`` if unknown."""
-        key = (occupant.model, occupant.micro_batch, occupant.batch)
-        if key not in self._resolved:
-            self._resolved[key] = self._resolve(*key)
-        return self._resolved[key]
-
-    def _resolve(self, model: str, micro_batch: int | None, batch: int | None) -> str | None:
-        family, named_batch = split_job_type(self.aliases.get(model, model))
-        sizes = self._sizes.get(family, ())
-        if not sizes:
-            return None
-        if sizes == (None,):
-            return family
-        numeric = [s for s in sizes if s is not None]
-        wanted = next((b for b in (micro_batch, named_batch, batch) if b is not None), None)
-        if wanted is None or wanted < 1:
-            return None
-        best = min(numeric, key=lambda s: (abs(math.log2(s / wanted)), s))
-        return job_type_key(family, best)
-
-    def _lookup(self, victim: Occupant, other: Occupant) -> tuple[str, str] | None:
-        a, b = self.job_type_of(victim), self.job_type_of(other)
-        if a is None or b is None or self.table.pair(a, b, self.gpu_type) is None:
-            return None
-        return a, b
-
-    def fits(self, victim: Occupant, other: Occupant) -> bool:
-        """Whether the two fit on one GPU: ``False`` only for a measured ``[0, 0]`` pair."""
-        pair = self._lookup(victim, other)
-        return pair is None or self.table.fits(*pair, self.gpu_type)
-
-    def is_measured(self, victim: Occupant, other: Occupant) -> bool:
-        """Whether :meth:`slowdown` returns a measured value (not the fallback)."""
-        pair = self._lookup(victim, other)
-        if pair is None or not self.table.fits(*pair, self.gpu_type):
-            return False
-        return self.include_suspicious or not self.table.is_suspicious(*pair, self.gpu_type)
-
-    def slowdown(self, victim: Occupant, other: Occupant) -> float:
-        """Slowdown (>= 1) of ``victim`` while ``other`` shares its GPU.
-
-        Raises
-        ------
-        ValueError
-            If the pair was measured not to fit in memory.
-        """
-        key = (self.job_type_of(victim), self.job_type_of(other))
-        if key not in self._measured:
-            self._measured[key] = self._measured_slowdown(victim, other)
-        measured = self._measured[key]
-        if measured is None:
-            if self.fallback is not None and not isinstance(self.fallback, int | float):
-                return self.fallback.slowdown(victim, other)
-            return self._fallback_value
-        if math.isinf(measured):
-            raise ValueError(
-                f"{key[0]!r} and {key[1]!r} do not fit on one {self.gpu_type} GPU "
-                "(measured out of memory); check fits() first"
-            )
-        return measured
-
-    def _measured_slowdown(self, victim: Occupant, other: Occupant) -> float | None:
-        """Usable measured slowdown, ``inf`` if the pair does not fit, ``None``: fall back."""
-        pair = self._lookup(victim, other)
-        if pair is None:
-            return None
-        measured = self.table.slowdown(*pair, self.gpu_type)
-        if measured is None:
-            return math.inf
-        if not self.include_suspicious and self.table.is_suspicious(*pair, self.gpu_type):
-            return None
-        return max(1.0, measured)  # DESIGN: ξ >= 1 (no measured value is below 1)

@@ -59,7 +59,12 @@ def execute(run: RunSpec) -> dict[str, Any]:
     instance = build_instance(run.workload, run.seed)
     _check_stamps(run)
     sim = dict(run.sim)
-    interference = make_interference(str(sim.pop("interference", "time-slicing")))
+    name = str(sim.pop("interference", "time-slicing"))
+    throughputs = sim.pop("throughputs", None)  # read by the data presets only (gavel-measured)
+    if throughputs is not None:
+        interference = make_interference(name, throughputs=str(throughputs))
+    else:
+        interference = make_interference(name)
     policy = make_policy(run.policy, **run.options)
     started = time.perf_counter()
     result = simulate(instance, policy, interference=interference, record_segments=False, **sim)
@@ -76,6 +81,9 @@ def execute(run: RunSpec) -> dict[str, Any]:
     row.update({f"wl_{k}": v for k, v in run.workload.items()})
     row.update({f"sim_{k}": v for k, v in run.sim.items()})
     row.update(result.metrics)
+    fallback_pairs = getattr(interference, "fallback_pairs", None)
+    if fallback_pairs is not None:  # measured interference: pairs that got the fallback ξ
+        row["interference_fallback_pairs"] = len(fallback_pairs())
     return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
 
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from sjfbsbf.errors import InstanceError, SweepError
-from sjfbsbf.interference import INTERFERENCE_PRESETS
+from sjfbsbf.interference import DATA_PRESETS, INTERFERENCE_PRESETS
+from sjfbsbf.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.jsonio import read_text
 from sjfbsbf.policies import policy_factory
 from sjfbsbf.policies.options import OptionError, check_options
@@ -50,6 +51,8 @@ SIM_PARAMS: Mapping[str, Param] = {
         number(strict=False), default=float(_DEFAULTS["restart_overhead"].default)
     ),
     "interference": Param(text(*INTERFERENCE_PRESETS), default="time-slicing"),
+    # Gavel's table for a data preset (gavel-measured); filled in only for those (sim_files).
+    "throughputs": Param(text(), is_file=True),
 }
 #: A sweep name: it becomes a directory under ``results/``.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -190,11 +193,12 @@ class _Parser:
         code = code_version()
         runs: list[RunSpec] = []
         for workload, _ in workloads:
-            files = input_files(workload, {})
             for sim_point, seed, (label, policy, options, sim) in itertools.product(
                 sims, seeds, variants
             ):
-                run_sim = {k: p.default for k, p in SIM_PARAMS.items()} | sim_point | sim
+                run_sim = self.run_sim(sim_point | sim)
+                files = input_files(workload, run_sim)
+                self.hash_sim_files(run_sim, hashes, stamps)
                 runs.append(
                     RunSpec(
                         sweep=name,
@@ -218,6 +222,37 @@ class _Parser:
                 )
             seen[run.key] = run
         return Sweep(name, tuple(runs), self.source, text_, dict(sorted(hashes.items())), code)
+
+    def run_sim(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """A run's simulator options: defaults filled in; a throughputs file only with a preset
+        that reads one (its default then), an error with one that does not."""
+        sim = {k: p.default for k, p in SIM_PARAMS.items() if p.default is not None} | dict(given)
+        if sim["interference"] in DATA_PRESETS:
+            sim.setdefault("throughputs", DEFAULT_THROUGHPUTS)
+        elif "throughputs" in sim:
+            raise self.error(
+                f"only applies to interference {', '.join(map(repr, sorted(DATA_PRESETS)))}, "
+                f"not {sim['interference']!r}",
+                "sim.throughputs",
+            )
+        return sim
+
+    def hash_sim_files(
+        self,
+        sim: Mapping[str, Any],
+        hashes: dict[str, str],
+        stamps: dict[str, tuple[int, int]],
+    ) -> None:
+        """Hash the files the simulator options read (a measured table), once each."""
+        path = sim.get("throughputs")
+        if path is None or path in hashes:
+            return
+        try:
+            hashes[path], stamps[path] = file_digest(path)
+        except OSError as exc:
+            raise self.error(
+                f"cannot read {path}: {exc.strerror or exc}", "sim.throughputs"
+            ) from None
 
     def keys(self, table: Mapping[str, Any], allowed: tuple[str, ...], where: str | None) -> None:
         for key in table:

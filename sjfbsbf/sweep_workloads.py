@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from sjfbsbf.instance_io import read_instance
+from sjfbsbf.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.model import MAX_GPU_MEM_GB, MAX_GPUS_PER_NODE, MAX_NODES, Cluster, Instance
 from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
 from sjfbsbf.workloads.generators import (
@@ -31,7 +32,6 @@ from sjfbsbf.workloads.generators import (
 from sjfbsbf.workloads.transform import slice_trace
 
 #: Gavel's throughput table, relative to the directory the sweep runs in (the repository root).
-DEFAULT_THROUGHPUTS = "../shared/data/gavel/simulation_throughputs.json"
 #: Most jobs a generated workload may have.
 MAX_GENERATED_JOBS = 10_000_000
 
@@ -147,12 +147,15 @@ def input_files(workload: Mapping[str, Any], sim: Mapping[str, Any]) -> tuple[st
     """The files a run reads, explicit (a trace, an instance) or implicit (Gavel's throughput
     table, whenever the run's workload or interference model reads it), in a fixed order.
 
-    ``workload`` is canonical (defaults filled in). No interference preset reads a file today;
-    a measured-table preset must add its table here.
+    ``workload`` is canonical (defaults filled in); ``sim`` holds a ``throughputs`` path only
+    when its interference preset reads that table (``gavel-measured``).
     """
-    del sim
     params = WORKLOAD_PARAMS[workload["kind"]]
-    return tuple(str(workload[k]) for k in sorted(params) if params[k].is_file and k in workload)
+    files = [str(workload[k]) for k in sorted(params) if params[k].is_file and k in workload]
+    table = sim.get("throughputs")
+    if table is not None and str(table) not in files:
+        files.append(str(table))
+    return tuple(files)
 
 
 # -- builders -------------------------------------------------------------------------------------

@@ -124,6 +124,67 @@ def test_simulate_writes_jobs_csv(small_instance: Path, tmp_path: Path) -> None:
         assert float(row["jct"]) == pytest.approx(float(row["finish"]) - float(row["arrival"]))
 
 
+@pytest.mark.parametrize("preset", ["gavel-fitted", "mps"])
+def test_simulate_interference_preset(small_instance: Path, tmp_path: Path, preset: str) -> None:
+    """--interference NAME simulates exactly what simulate(..., make_interference(NAME)) does."""
+    from sjfbsbf.instance_io import read_instance
+    from sjfbsbf.interference import make_interference
+    from sjfbsbf.policies import make_policy
+    from sjfbsbf.simulator import simulate
+
+    out = tmp_path / "jobs.csv"
+    args = ["simulate", str(small_instance), "-p", "sjf-ffs", "--jobs-csv", str(out)]
+    result = runner.invoke(app, [*args, "--interference", preset])
+    assert result.exit_code == 0, result.output
+    expected = simulate(
+        read_instance(small_instance),
+        make_policy("sjf-ffs"),
+        interference=make_interference(preset),
+    )
+    with out.open(newline="") as handle:
+        finish = {int(r["job_id"]): float(r["finish"]) for r in csv.DictReader(handle)}
+    assert finish == pytest.approx(
+        dict(zip(expected.jobs.job_id, expected.jobs.finish, strict=True))
+    )
+    default = simulate(read_instance(small_instance), make_policy("sjf-ffs"))
+    assert expected.jobs.finish.tolist() != default.jobs.finish.tolist()  # the preset matters
+
+
+def test_measured_interference_missing_file_is_one_line(
+    small_instance: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "absent.json"
+    args = ["compare", str(small_instance), "--out", str(tmp_path / "out")]
+    result = runner.invoke(
+        app, [*args, "--interference", "gavel-measured", "--throughputs", str(missing)]
+    )
+    _assert_one_line_error(result)
+    assert result.exit_code == 1
+    assert str(missing) in result.stderr and "no such file" in result.stderr
+
+
+def test_measured_interference_states_its_fallback(small_instance: Path, tmp_path: Path) -> None:
+    """The fallback line printed is the model's own summary (the duration-only job has no Gavel
+    job type: ξ beside it is the fallback)."""
+    from sjfbsbf.instance_io import read_instance
+    from sjfbsbf.interference import make_interference
+    from sjfbsbf.policies import make_policy
+    from sjfbsbf.simulator import simulate
+
+    data = Path(__file__).resolve().parents[2] / "shared/data/gavel/simulation_throughputs.json"
+    if not data.is_file():
+        pytest.skip(f"Gavel data not found at {data}")
+    args = ["simulate", str(small_instance), "-p", "sjf-ffs", "--interference", "gavel-measured"]
+    result = runner.invoke(app, [*args, "--throughputs", str(data)])
+    assert result.exit_code == 0, result.output
+    model = make_interference("gavel-measured", throughputs=data)
+    simulate(read_instance(small_instance), make_policy("sjf-ffs"), interference=model)
+    assert ("generic", "LM (batch size 5)") in model.fallback_pairs()  # type: ignore[attr-defined]
+    summary = model.fallback_summary()  # type: ignore[attr-defined]
+    assert "fallback ξ = 1.615" in summary
+    assert summary in " ".join(result.stdout.split())
+
+
 def test_policies_lists_the_registry() -> None:
     result = runner.invoke(app, ["policies"])
     assert result.exit_code == 0, result.output
@@ -182,6 +243,15 @@ def test_bad_instance_file_is_one_line(
         (["compare", "{instance}", "--seed", "1"], ["'--seed'", "default workload"]),
         (["simulate", "{instance}"], ["--policy"]),
         (["compare", "--bogus"], ["--bogus"]),
+        (["compare", "{instance}", "--interference", "nope"], ["'--interference'", "gavel-fitted"]),
+        (
+            ["compare", "{instance}", "--throughputs", "t.json"],
+            ["'--throughputs'", "gavel-measured"],
+        ),
+        (
+            ["simulate", "{instance}", "-p", "sjf", "--interference", "mps", "--throughputs", "t"],
+            ["'--throughputs'", "not mps"],
+        ),
         (["frobnicate"], ["frobnicate"]),
         ([], ["Missing command"]),
     ],

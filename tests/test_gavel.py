@@ -14,10 +14,9 @@ import pytest
 from sjfbsbf.catalog import get_catalog
 from sjfbsbf.errors import InstanceError
 from sjfbsbf.interference import ContentionModel, Interference, Occupant
+from sjfbsbf.interference_measured import MeasuredTableModel, gavel_occupant
 from sjfbsbf.interference_table import (
     GavelThroughputs,
-    MeasuredTableModel,
-    gavel_occupant,
     slowdown_statistics,
     split_job_type,
 )

@@ -161,6 +161,29 @@ def test_key_covers_code_files_and_implicit_table(
             load_sweep(default)
 
 
+def test_measured_table_is_an_input_of_the_runs_that_read_it(tmp_path: Path) -> None:
+    """gavel-measured reads Gavel's table: its content is in the key, editing it re-keys."""
+    instance = _instance_file(tmp_path / "inst.json", 1)
+    table = write(tmp_path / "tp.json", '{"v100": {}}')
+    sweep = FILE_SWEEP.format(path=instance).replace(
+        "dt = 10.0\n",
+        f'dt = 10.0\ninterference = ["time-slicing", "gavel-measured"]\nthroughputs = "{table}"\n',
+    )
+    path = write(tmp_path / "s.toml", sweep)
+    with pytest.raises(SweepError, match=r"sim\.throughputs.*only applies to interference"):
+        load_sweep(path)  # the table would be ignored by time slicing: refused, not dropped
+    path = write(tmp_path / "s.toml", sweep.replace('"time-slicing", ', ""))
+    (run,) = load_sweep(path).runs
+    assert input_files(run.workload, run.sim) == (str(instance), str(table))
+    assert str(table) in dict(run.inputs)
+    write(table, '{"v100": {}, "p100": {}}')
+    (changed,) = load_sweep(path).runs
+    assert changed.key != run.key
+    plain = write(tmp_path / "p.toml", FILE_SWEEP.format(path=instance))
+    (unmeasured,) = load_sweep(plain).runs
+    assert "throughputs" not in unmeasured.sim and str(table) not in dict(unmeasured.inputs)
+
+
 @pytest.mark.parametrize(
     "damage",
     [

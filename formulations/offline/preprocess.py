@@ -34,7 +34,7 @@ from formulations.offline.heuristic import HeuristicRun, best_heuristic
 from formulations.offline.size import MAX_MODEL_CELLS, ModelSize, check_size
 from sjfbsbf.catalog import generic_profile, get_catalog
 from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.interference import Interference, Occupant, occupant, time_slicing
+from sjfbsbf.interference import Interference, Occupant, can_share, occupant, time_slicing
 from sjfbsbf.model import Instance, Job
 from sjfbsbf.perf import ModelProfile, exclusive_duration, memory_gb, micro_batch_options
 from sjfbsbf.policies.planned import PlannedStart, Schedule
@@ -84,12 +84,12 @@ class PairOption:
     first_option, second_option
         Option indices of the pair's first and second job.
     fits
-        Whether their memory fits in one GPU.
+        Whether their memory fits in one GPU and the interference model lets them share.
     first_progress, second_progress
         Work units one full slot brings each while they co-run (each job's ``alone`` if they
         do not fit: they never co-run then).
     first_slowdown, second_slowdown
-        ξ of each beside the other.
+        ξ of each beside the other (``inf`` for a pair the interference model forbids).
     """
 
     first_option: int
@@ -421,7 +421,8 @@ def preprocess(
             if k != i:
                 for occ_i in occupants[i].values():
                     for occ_k in occupants[k].values():
-                        worst = max(worst, model.slowdown(occ_i, occ_k))
+                        if can_share(model, occ_i, occ_k):
+                            worst = max(worst, model.slowdown(occ_i, occ_k))
         xi_max.append(worst)
 
     # Per-job tolerance (§2.5): while both release at the same ticks, the model is faster than
@@ -514,11 +515,13 @@ def preprocess(
             for ok, opt_k in enumerate(jobs[k].options):
                 occ_i = occupants[i][opt_i.accumulation]
                 occ_k = occupants[k][opt_k.accumulation]
-                fits = occ_i.memory_gb + occ_k.memory_gb <= mem_cap
-                xi_i = model.slowdown(occ_i, occ_k)
-                xi_k = model.slowdown(occ_k, occ_i)
-                prog_i = slot_progress(works[i], dt, opt_i.duration_s, xi_i)
-                prog_k = slot_progress(works[k], dt, opt_k.duration_s, xi_k)
+                # A pair the interference model forbids (docs/model.md §3) never fits.
+                allowed = can_share(model, occ_i, occ_k)
+                fits = allowed and occ_i.memory_gb + occ_k.memory_gb <= mem_cap
+                xi_i = model.slowdown(occ_i, occ_k) if allowed else math.inf
+                xi_k = model.slowdown(occ_k, occ_i) if allowed else math.inf
+                prog_i = slot_progress(works[i], dt, opt_i.duration_s, xi_i) if fits else 0
+                prog_k = slot_progress(works[k], dt, opt_k.duration_s, xi_k) if fits else 0
                 combos.append(
                     PairOption(
                         first_option=oi,
@@ -611,7 +614,9 @@ def _throughput(
             for opt_k in options[k]:
                 occ_i = occupants[i][opt_i.accumulation]
                 occ_k = occupants[k][opt_k.accumulation]
-                if occ_i.memory_gb + occ_k.memory_gb > mem_cap:
+                if occ_i.memory_gb + occ_k.memory_gb > mem_cap or not can_share(
+                    model, occ_i, occ_k
+                ):
                     continue
                 prog_i = slot_progress(works[i], dt, opt_i.duration_s, model.slowdown(occ_i, occ_k))
                 prog_k = slot_progress(works[k], dt, opt_k.duration_s, model.slowdown(occ_k, occ_i))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from formulations.round.problem import RoundHost, RoundJob, RoundProblem, fits
+from sjfbsbf.interference import can_share
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
 from sjfbsbf.state import ClusterView
@@ -43,6 +44,7 @@ def round_problem(
     idle = board.idle_count if estimator.mix_idle else 0
     round_jobs = []
     benefit: dict[tuple[int, int, int], float] = {}
+    forbidden: set[tuple[int, int, int]] = set()
     for job_id in jobs:
         gpus = view.job(job_id).gpus
         options = sorted(view.accumulation_options(job_id))
@@ -53,7 +55,15 @@ def round_problem(
         wait = estimator.waiting_time(view, board, gpus) if estimator.wait_aware else None
         t_full = view.remaining_exclusive(job_id, 1)
         for s, mem in zip(options, memory, strict=True):
-            fitting = {h: info for h, info in hosts.items() if fits(info.room, mem)}
+            occ = view.occupant(job_id, s)
+            fitting = {}
+            for h, info in hosts.items():
+                if not fits(info.room, mem):
+                    continue
+                if can_share(view.interference, occ, info.occupant):
+                    fitting[h] = info
+                else:  # the interference model forbids the pair (docs/model.md §3)
+                    forbidden.add((job_id, s, h))
             for option in estimator.host_options(view, job_id, s, fitting, t_full, wait):
                 benefit[(job_id, s, option.host)] = option.benefit
     return RoundProblem(
@@ -63,4 +73,5 @@ def round_problem(
         benefit=benefit,
         max_partners=estimator.max_partners,
         threshold=estimator.threshold,
+        forbidden=frozenset(forbidden),
     )

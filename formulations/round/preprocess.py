@@ -2,9 +2,10 @@
 
 From a :class:`~formulations.round.problem.RoundProblem` it builds, once:
 
-* the **candidate triples** (job a, option s, host b): memory-feasible (the benefit table lists
-  exactly those) with a *positive* pair benefit — the greedy never uses a host whose benefit is
-  not positive, and the round model shares its decision space;
+* the **candidate triples** (job a, option s, host b): memory-feasible and allowed by the
+  interference model's sharing rule (the benefit table lists exactly those) with a *positive*
+  pair benefit — the greedy never uses a host whose benefit is not positive, and the round model
+  shares its decision space;
 * the **pairs** (a, s) worth a variable: those whose candidates, with the idle GPUs, can reach
   G_a GPUs (with ``max_partners`` hosts at most);
 * the **integer coefficients** ``coef = max(1, round(benefit · SCALE))`` (benefit in seconds,

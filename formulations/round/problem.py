@@ -89,8 +89,10 @@ class RoundProblem:
         Idle GPUs left after the SJF pass (each job in the round needs more than this).
     benefit
         ``(job id, s, host id) -> pair benefit (s)``, given for exactly the memory-feasible
-        triples (``host.room + tolerance >= job memory at s``).
-    max_partners
+        triples (``host.room + tolerance >= job memory at s``) not in ``forbidden``.
+    forbidden
+        Memory-feasible triples the interference model's sharing rule forbids (docs/model.md
+        §3, e.g. a pair measured out of memory): never shared, so no benefit is given.
         Most hosts one job may take GPUs from (``None``: no limit).
     threshold
         A sharing job's score (the sum of its pair benefits) must exceed this (s).
@@ -100,8 +102,8 @@ class RoundProblem:
     ValueError
         If the data are malformed: a negative idle count, duplicate ids, a job that fits on the
         idle GPUs (it belongs to the SJF pass), options not strictly increasing, a benefit for an
-        unknown or memory-infeasible triple, a missing benefit for a feasible one, non-finite
-        numbers.
+        unknown, memory-infeasible or forbidden triple, a missing benefit for a feasible one,
+        non-finite numbers.
     """
 
     jobs: tuple[RoundJob, ...]
@@ -110,8 +112,10 @@ class RoundProblem:
     benefit: Mapping[PairKey, float] = field(default_factory=dict)
     max_partners: int | None = None
     threshold: float = 0.0
+    forbidden: frozenset[PairKey] = frozenset()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "forbidden", frozenset(self.forbidden))
         object.__setattr__(self, "jobs", tuple(self.jobs))
         object.__setattr__(self, "hosts", tuple(self.hosts))
         object.__setattr__(self, "benefit", MappingProxyType(dict(self.benefit)))
@@ -206,6 +210,8 @@ def _validate_benefit(problem: RoundProblem) -> None:
         host = hosts.get(host_id)
         if job is None or host is None or s not in job.options:
             raise ValueError(f"round problem: benefit given for unknown triple {key!r}")
+        if key in problem.forbidden:
+            raise ValueError(f"round problem: benefit given for forbidden triple {key!r}")
         if not fits(host.room, job.memory_at(s)):
             raise ValueError(
                 f"round problem: benefit given for {key!r}, but job {job_id} at s={s} "
@@ -217,7 +223,9 @@ def _validate_benefit(problem: RoundProblem) -> None:
     for job in problem.jobs:
         for s, mem in zip(job.options, job.memory, strict=True):
             for host in problem.hosts:
-                if fits(host.room, mem) and (job.id, s, host.id) not in problem.benefit:
+                key = (job.id, s, host.id)
+                known = key in problem.benefit or key in problem.forbidden
+                if fits(host.room, mem) and not known:
                     raise ValueError(
                         f"round problem: no benefit for memory-feasible triple "
                         f"({job.id}, {s}, {host.id})"

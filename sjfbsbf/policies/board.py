@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sjfbsbf.decision import Start
-from sjfbsbf.interference import Occupant
+from sjfbsbf.interference import ContentionModel, Occupant
 from sjfbsbf.state import ClusterView
 
 
@@ -40,7 +40,12 @@ class HostInfo:
 
 @dataclass(frozen=True, slots=True)
 class HostTable:
-    """The host candidates of :meth:`Board.hosts` as parallel arrays (for vectorised estimates)."""
+    """The host candidates of :meth:`Board.hosts` as parallel arrays (for vectorised estimates).
+
+    ``sensitivity`` and ``pressure`` are the hosts' values under the simulator's interference
+    model when it is a :class:`~sjfbsbf.interference.ContentionModel` (read through
+    :meth:`~sjfbsbf.interference.ContentionModel.sensitivity` and ``pressure``), NaN otherwise.
+    """
 
     ids: np.ndarray
     infos: tuple[HostInfo, ...]
@@ -113,6 +118,10 @@ class Board:
         """Free memory on a GPU (GB)."""
         return self.view.cluster.gpu_mem_gb - self.memory[gpu]
 
+    def occupant(self, job_id: int) -> Occupant:
+        """The occupant of a running or newly started job at its accumulation on the board."""
+        return self.view.occupant(job_id, self.accumulation[job_id])
+
     def is_host(self, job_id: int) -> bool:
         """Whether a job runs alone on every one of its GPUs (so it may take one sharer)."""
         return all(len(self.residents[g]) == 1 for g in self.placement[job_id])
@@ -141,14 +150,20 @@ class Board:
             hosts = self.hosts()
             ids = sorted(hosts)
             infos = tuple(hosts[h] for h in ids)
+            model = self.view.interference
+            if isinstance(model, ContentionModel):
+                sens = [model.sensitivity(i.occupant) for i in infos]
+                press = [model.pressure(i.occupant) for i in infos]
+            else:
+                sens = press = [float("nan")] * len(infos)
             self._table = HostTable(
                 ids=np.array(ids, dtype=np.int64),
                 infos=infos,
                 gpu_count=np.array([len(i.gpus) for i in infos], dtype=np.int64),
                 room=np.array([i.room for i in infos], dtype=float),
                 remaining=np.array([i.remaining for i in infos], dtype=float),
-                sensitivity=np.array([i.occupant.sensitivity for i in infos], dtype=float),
-                pressure=np.array([i.occupant.pressure for i in infos], dtype=float),
+                sensitivity=np.array(sens, dtype=float),
+                pressure=np.array(press, dtype=float),
             )
         return self._table
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from sjfbsbf.decision import Decision
 from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.interference import ContentionModel, Occupant
+from sjfbsbf.interference import ContentionModel, Occupant, sharing_rule
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board, HostInfo, HostTable
 from sjfbsbf.policies.placement import place_on_free
@@ -154,8 +154,8 @@ class SjfBsbf:
     def best_plan(self, view: ClusterView, board: Board, job_id: int) -> SharePlan | None:
         """The best sharing plan of a pending job on ``board``, or ``None`` (it waits).
 
-        Records why a job waits: no host at all, no memory-feasible option, or no plan whose
-        benefit clears the threshold.
+        Records why a job waits: no host at all, no option that fits beside a host (memory, or
+        the interference model's sharing rule), or no plan whose benefit clears the threshold.
         """
         table = board.host_table()
         if not len(table.ids):
@@ -169,8 +169,11 @@ class SjfBsbf:
         t_full, facts = self._facts(view, job_id)
         best: SharePlan | None = None
         any_fit = False
+        rule = sharing_rule(view.interference)
         for s, memory, occ_a, t_sub in facts:
             fits = table.room + MEMORY_TOLERANCE_GB >= memory
+            if rule is not None:  # pairs the interference model forbids (docs/model.md §3)
+                fits &= np.array([rule(occ_a, i.occupant) for i in table.infos], dtype=bool)
             if not fits.any():
                 continue
             any_fit = True
@@ -231,8 +234,8 @@ class SjfBsbf:
         """Pair benefit of a waiting job (as ``occ_a``) beside every host of ``table``."""
         model = view.interference
         if isinstance(model, ContentionModel):
-            xi_a = model.slowdowns(occ_a.sensitivity, table.pressure)
-            xi_b = model.slowdowns(table.sensitivity, occ_a.pressure)
+            xi_a = model.slowdowns(model.sensitivity(occ_a), table.pressure)
+            xi_b = model.slowdowns(table.sensitivity, model.pressure(occ_a))
         else:
             xi_a = np.array([model.slowdown(occ_a, i.occupant) for i in table.infos])
             xi_b = np.array([model.slowdown(i.occupant, occ_a) for i in table.infos])
@@ -249,7 +252,10 @@ class SjfBsbf:
         t_full: float,
         wait: float | None,
     ) -> list[HostOption]:
-        """Pair benefit of sharing with each host in ``hosts`` (all fit in memory) at option s."""
+        """Pair benefit of sharing with each host in ``hosts`` at option s.
+
+        The caller passes only hosts beside which the job fits (memory and sharing rule).
+        """
         occ_a = view.occupant(job_id, s)
         t_sub = view.remaining_exclusive(job_id, s)
         model = view.interference

@@ -7,6 +7,7 @@ from typing import Any
 
 from sjfbsbf.decision import Decision
 from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.interference import sharing_rule
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.sjf import sjf_order
@@ -19,7 +20,8 @@ class SjfFfs:
     A job that does not find enough idle GPUs takes all idle GPUs and fills the rest with GPUs
     that hold exactly one job and have room in memory, lowest GPU id first, at the largest
     micro-batch (smallest accumulation) for which enough such GPUs exist. It never checks
-    whether sharing pays.
+    whether sharing pays, but respects the interference model's sharing rule (a GPU whose job
+    it may not meet is skipped; docs/model.md §3).
     """
 
     name = "sjf-ffs"
@@ -33,6 +35,7 @@ class SjfFfs:
     def decide(self, view: ClusterView) -> Decision:
         """Start alone what fits on idle GPUs; share first-fit what does not."""
         board = Board.from_view(view)
+        rule = sharing_rule(view.interference)
         for job_id in sjf_order(view):
             gpus = view.job(job_id).gpus
             placement = place_on_free(board.free_by_node(), gpus)
@@ -47,6 +50,9 @@ class SjfFfs:
                     for g, r in enumerate(board.residents)
                     if len(r) == 1 and board.room(g) + MEMORY_TOLERANCE_GB >= mem
                 ]
+                if rule is not None:
+                    occ = view.occupant(job_id, s)
+                    single = [g for g in single if rule(occ, board.occupant(board.residents[g][0]))]
                 idle = board.idle()
                 if len(idle) + len(single) >= gpus:
                     chosen = (idle + single)[:gpus]
