@@ -5,10 +5,12 @@ already-running job started; a job started twice; a wrong GPU count or repeated 
 a GPU holding more than two jobs; GPU memory overflow; an accumulation factor (at a start or a
 retune) that changes the global batch (b * s != B or b not an allowed micro-batch); a
 preemption of a job that is not running, or any preemption by a non-preemptive policy; sharing
-by an exclusive policy.
+by an exclusive policy; a wake-up time that is not finite.
 """
 
 from __future__ import annotations
+
+import math
 
 from sjfbsbf.decision import Decision
 from sjfbsbf.errors import FeasibilityError
@@ -142,5 +144,5 @@ def check_decision(
                     f"{used:.3f} GB > {cluster.gpu_mem_gb} GB"
                 )
             current.append((job_id, mem))
-    if decision.wake_at is not None and not decision.wake_at == decision.wake_at:
-        raise FeasibilityError(f"t={now}: wake_at is NaN")
+    if decision.wake_at is not None and not math.isfinite(decision.wake_at):
+        raise FeasibilityError(f"t={now}: wake_at must be a finite time, got {decision.wake_at}")

@@ -12,6 +12,7 @@ cost grows with events, not with simulated seconds. Completion times are exact i
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable
 
 from sjfbsbf.decision import Decision
@@ -20,7 +21,8 @@ from sjfbsbf.interference import Interference, time_slicing
 from sjfbsbf.model import Instance
 from sjfbsbf.policies.base import Policy
 from sjfbsbf.result import SimResult, build_result
-from sjfbsbf.state import FINISHED, PENDING, RUNNING, ClusterView, SimState, tick_ceil
+from sjfbsbf.state import FINISHED, PENDING, RUNNING, ClusterView, SimState
+from sjfbsbf.ticks import DEFAULT_INTERVAL, tick_ceil
 
 #: Default restart overhead of a preempted job (s); see docs/model.md.
 DEFAULT_RESTART_OVERHEAD = 30.0
@@ -35,7 +37,7 @@ def simulate(
     policy: Policy,
     *,
     dt: float = 1.0,
-    interval: float = 60.0,
+    interval: float = DEFAULT_INTERVAL,
     restart_overhead: float = DEFAULT_RESTART_OVERHEAD,
     interference: Interference | None = None,
     record_segments: bool = True,
@@ -50,7 +52,7 @@ def simulate(
     policy
         A fresh policy object (see :func:`sjfbsbf.policies.make_policy`).
     dt
-        Tick length (s).
+        Tick length (s): positive, finite and at most ``interval`` (docs/model.md §4).
     interval
         The policy is also asked at every multiple of this (s) while jobs wait.
     restart_overhead
@@ -66,9 +68,14 @@ def simulate(
     -------
     SimResult
         Per-job and per-tick tables, metrics and the policy's statistics.
+
+    Raises
+    ------
+    ValueError
+        If ``dt`` or ``interval`` is not positive and finite, ``dt > interval``, or
+        ``restart_overhead`` is negative or not finite.
     """
-    if dt <= 0 or interval <= 0 or restart_overhead < 0:
-        raise ValueError("dt and interval must be positive and restart_overhead non-negative")
+    check_sim_parameters(dt, interval, restart_overhead)
     run = _Run(instance, policy, dt, interval, restart_overhead, interference or time_slicing())
     if not record_segments:
         run.state.segments = None
@@ -88,6 +95,24 @@ def simulate(
             "ticks_processed": len(run.rows),
         },
     )
+
+
+def check_sim_parameters(dt: float, interval: float, restart_overhead: float) -> None:
+    """Raise ``ValueError`` unless the simulation parameters are valid (docs/model.md §4).
+
+    ``dt`` and ``interval`` must be positive and finite, ``dt ≤ interval`` (a tick longer than
+    the decision interval would merge interval decisions), ``restart_overhead`` finite and ≥ 0.
+    """
+    for name, value in (("dt", dt), ("interval", interval)):
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a positive, finite number of seconds, got {value}")
+    if dt > interval:
+        raise ValueError(f"dt ({dt:g} s) must be at most the decision interval ({interval:g} s)")
+    if not (math.isfinite(restart_overhead) and restart_overhead >= 0):
+        raise ValueError(
+            f"restart_overhead must be a non-negative, finite number of seconds, "
+            f"got {restart_overhead}"
+        )
 
 
 class _Run:

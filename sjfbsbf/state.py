@@ -8,7 +8,6 @@ rebuilt per tick. Only the simulator mutates :class:`SimState`; policies see :cl
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -18,6 +17,7 @@ from sjfbsbf.interference import Interference, Occupant, occupant
 from sjfbsbf.model import Cluster, Instance, Job
 from sjfbsbf.perf import ModelProfile, exclusive_duration, memory_gb, micro_batch_options, work
 from sjfbsbf.perf import step_time as solo_step_time
+from sjfbsbf.ticks import tick_ceil as tick_ceil  # re-exported for older imports
 
 FUTURE, PENDING, RUNNING, FINISHED = 0, 1, 2, 3
 
@@ -383,8 +383,3 @@ class ClusterView:
             if not residents:
                 out[g // per].append(g)
         return out
-
-
-def tick_ceil(t: float, dt: float) -> int:
-    """Index of the first tick at or after time ``t`` (tolerant to float noise)."""
-    return max(0, math.ceil(t / dt - 1e-9))

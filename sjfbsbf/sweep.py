@@ -47,7 +47,8 @@ from sjfbsbf.instance_io import read_instance
 from sjfbsbf.interference import make_interference
 from sjfbsbf.model import Cluster, Instance
 from sjfbsbf.policies import make_policy
-from sjfbsbf.simulator import simulate
+from sjfbsbf.simulator import DEFAULT_RESTART_OVERHEAD, check_sim_parameters, simulate
+from sjfbsbf.ticks import DEFAULT_INTERVAL
 from sjfbsbf.workloads.gavel import (
     GavelThroughputs,
     load_gavel_trace,
@@ -146,6 +147,7 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
                     for variant in variants:
                         if "policy" not in variant:
                             raise ValueError(f"{source}: every [[variants]] needs a 'policy'")
+                        _check_sim(source, {**sim_point, **variant.get("sim", {})})
                         runs.append(
                             RunSpec(
                                 sweep=name,
@@ -158,6 +160,18 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
                             )
                         )
     return Sweep(name=name, runs=tuple(runs), source=source, text=text)
+
+
+def _check_sim(source: str, sim: dict[str, Any]) -> None:
+    """Refuse simulator parameters :func:`simulate` would reject (e.g. dt > interval)."""
+    try:
+        check_sim_parameters(
+            float(sim.get("dt", 1.0)),
+            float(sim.get("interval", DEFAULT_INTERVAL)),
+            float(sim.get("restart_overhead", DEFAULT_RESTART_OVERHEAD)),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{source}: [sim] {exc}") from None
 
 
 def _expand(table: dict[str, Any]) -> Iterator[dict[str, Any]]:
