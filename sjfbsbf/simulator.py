@@ -1,9 +1,10 @@
-"""The time-stepped simulator that scores every policy and every solver schedule (DESIGN §2).
+"""The time-stepped simulator that scores every policy and every solver schedule.
 
-Time advances in ticks of ``dt`` seconds (tick k is time k·dt). At a tick the simulator frees the
-GPUs of jobs that finished during the previous tick, admits arrivals, and, when something changed
-(an arrival, a completion, the end of a restart overhead, a wake-up the policy asked for) or the
-tick is a multiple of ``interval`` while jobs wait, asks the policy for a decision, checks it with
+The rules are those of docs/model.md §4. Time advances in ticks of ``dt`` seconds (tick k is time
+k·dt). At a tick the simulator frees the GPUs of jobs that finished during the previous tick,
+admits arrivals, and, when something changed (an arrival, a completion, the end of a restart
+overhead, a wake-up the policy asked for) or the tick is the first at or after a multiple of
+``interval`` while jobs wait, asks the policy for a decision, checks it with
 :func:`~sjfbsbf.feasibility.check_decision` and applies it. Rates are set at tick boundaries and
 stay constant until the next processed tick; ticks where nothing can change are skipped, so the
 cost grows with events, not with simulated seconds. Completion times are exact inside a tick.
@@ -22,7 +23,7 @@ from sjfbsbf.model import Instance
 from sjfbsbf.policies.base import Policy
 from sjfbsbf.result import SimResult, build_result
 from sjfbsbf.state import FINISHED, PENDING, RUNNING, ClusterView, SimState
-from sjfbsbf.ticks import DEFAULT_INTERVAL, tick_ceil
+from sjfbsbf.ticks import DEFAULT_INTERVAL, IntervalClock, tick_ceil
 
 #: Default restart overhead of a preempted job (s); see docs/model.md.
 DEFAULT_RESTART_OVERHEAD = 30.0
@@ -132,6 +133,7 @@ class _Run:
         self.policy = policy
         self.dt = dt
         self.interval = interval
+        self.clock = IntervalClock(interval, dt)
         self.restart_ticks = tick_ceil(restart_overhead, dt)
         self.completions: list[tuple[int, int, int]] = []  # (release tick, job index, version)
         self.restarts: list[tuple[int, int]] = []  # (tick progress resumes, job index)
@@ -163,7 +165,7 @@ class _Run:
                 heapq.heappop(self.wakes)
                 changed = True
             waiting = bool(s.pending)
-            if changed or (waiting and self._at_interval(t)):
+            if changed or (waiting and self.clock.is_boundary(k)):
                 decision = self._decide(t)
                 if self.policy.preemptive:
                     waiting = waiting or bool(s.running)
@@ -192,20 +194,12 @@ class _Run:
             if self.wakes:
                 candidates.append(self.wakes[0])
             if s.pending:
-                candidates.append(self._next_interval_tick(t))
+                candidates.append(self.clock.first_at_or_after(k + 1))
             if not candidates:
                 if s.finished_count < n:
                     raise SchedulingError(f"t={t}: no event left but jobs are unfinished")
                 break
             k = max(min(candidates), k + 1)
-
-    def _at_interval(self, t: float) -> bool:
-        ratio = t / self.interval
-        return abs(ratio - round(ratio)) < 1e-9
-
-    def _next_interval_tick(self, t: float) -> int:
-        multiple = (int(t / self.interval + 1e-9) + 1) * self.interval
-        return tick_ceil(multiple, self.dt)
 
     def _next_completion(self) -> int | None:
         s = self.state

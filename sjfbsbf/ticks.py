@@ -74,3 +74,46 @@ def _covers(k: int, dt: float, t: float, tol: float) -> bool:
     if abs(product - bound) > 4.0 * math.ulp(max(abs(product), abs(bound))):
         return product > bound
     return Fraction(k) * Fraction(dt) >= Fraction(t) - Fraction(tol)
+
+
+class IntervalClock:
+    """The ticks at which interval decisions fall: the first tick at or after each boundary.
+
+    Boundaries are the multiples m·``interval`` (m = 0, 1, 2, …); boundary m falls on tick
+    ``tick_ceil(m·interval, dt)`` (docs/model.md §4). With ``dt ≤ interval`` every boundary has
+    its own tick. Everything is computed from the boundary index m, so no float error builds up
+    over a long run.
+
+    Parameters
+    ----------
+    interval
+        Decision interval (s), positive and finite.
+    dt
+        Tick length (s), positive, finite and at most ``interval``.
+    """
+
+    def __init__(self, interval: float, dt: float) -> None:
+        if not (0 < dt <= interval < math.inf):
+            raise ValueError(f"need 0 < dt <= interval < inf, got dt={dt}, interval={interval}")
+        self.interval = interval
+        self.dt = dt
+
+    def boundary_tick(self, m: int) -> int:
+        """Tick of boundary ``m`` (time m·interval)."""
+        return tick_ceil(m * self.interval, self.dt)
+
+    def first_at_or_after(self, k: int) -> int:
+        """The earliest boundary tick ≥ tick ``k``."""
+        if k <= 0:
+            return 0
+        # Estimate the boundary index from the time of tick k − 1, then correct the float error.
+        m = max(0, math.floor((k - 1) * self.dt / self.interval) + 1)
+        while m > 0 and self.boundary_tick(m - 1) >= k:
+            m -= 1
+        while self.boundary_tick(m) < k:
+            m += 1
+        return self.boundary_tick(m)
+
+    def is_boundary(self, k: int) -> bool:
+        """Whether tick ``k`` is the first tick at or after some interval boundary."""
+        return self.first_at_or_after(k) == k
