@@ -136,7 +136,9 @@ class _Run:
         self.clock = IntervalClock(interval, dt)
         self.restart_ticks = tick_ceil(restart_overhead, dt)
         self.completions: list[tuple[int, int, int]] = []  # (release tick, job index, version)
-        self.restarts: list[tuple[int, int]] = []  # (tick progress resumes, job index)
+        # (tick progress resumes, job index, stint): a job's stint is its preemption count when
+        # it resumed, so the event of a stint cut short by another preemption is stale.
+        self.restarts: list[tuple[int, int, int]] = []
         self.wakes: list[int] = []
         self.rows: list[tuple[float, int, int, float, int, int]] = []
         self.progress: Callable[[int, int], None] | None = None
@@ -153,8 +155,9 @@ class _Run:
             t = k * self.dt
             changed = self._release(k, t)
             while self.restarts and self.restarts[0][0] <= k:
-                heapq.heappop(self.restarts)
-                changed = True
+                _, i, stint = heapq.heappop(self.restarts)
+                if self._restart_is_current(i, stint):
+                    changed = True
             while next_arrival < n and arrival_ticks[next_arrival] <= k:
                 s.status[next_arrival] = PENDING
                 s.pending.add(next_arrival)
@@ -189,8 +192,9 @@ class _Run:
             top = self._next_completion()
             if top is not None:
                 candidates.append(top)
-            if self.restarts:
-                candidates.append(self.restarts[0][0])
+            restart = self._next_restart()
+            if restart is not None:
+                candidates.append(restart)
             if self.wakes:
                 candidates.append(self.wakes[0])
             if s.pending:
@@ -208,6 +212,20 @@ class _Run:
             if version == s.version[i] and s.status[i] == RUNNING:
                 return tick
             heapq.heappop(self.completions)
+        return None
+
+    def _restart_is_current(self, i: int, stint: int) -> bool:
+        """Whether a restart event belongs to job ``i``'s current stint (docs/model.md §4)."""
+        s = self.state
+        return s.status[i] == RUNNING and int(s.preemptions[i]) == stint
+
+    def _next_restart(self) -> int | None:
+        """Tick of the earliest current restart event; stale ones are dropped."""
+        while self.restarts:
+            tick, i, stint = self.restarts[0]
+            if self._restart_is_current(i, stint):
+                return tick
+            heapq.heappop(self.restarts)
         return None
 
     # -- state changes --------------------------------------------------------------------------
@@ -287,7 +305,7 @@ class _Run:
             s.status[i] = RUNNING
             if s.preemptions[i] > 0 and self.restart_ticks > 0:
                 s.resume_at[i] = (k + self.restart_ticks) * self.dt
-                heapq.heappush(self.restarts, (k + self.restart_ticks, i))
+                heapq.heappush(self.restarts, (k + self.restart_ticks, i, int(s.preemptions[i])))
             else:
                 s.resume_at[i] = t
             if s.first_start[i] != s.first_start[i]:  # NaN: first start
