@@ -128,13 +128,13 @@ class _Run:
         restart_overhead: float,
         interference: Interference,
     ) -> None:
-        self.state = SimState(instance, interference)
+        self.restart_ticks = tick_ceil(restart_overhead, dt)
+        self.state = SimState(instance, interference, self.restart_ticks * dt)
         self.view = ClusterView(self.state)
         self.policy = policy
         self.dt = dt
         self.interval = interval
         self.clock = IntervalClock(interval, dt)
-        self.restart_ticks = tick_ceil(restart_overhead, dt)
         self.completions: list[tuple[int, int, int]] = []  # (release tick, job index, version)
         # (tick progress resumes, job index, stint): a job's stint is its preemption count when
         # it resumed, so the event of a stint cut short by another preemption is stale.

@@ -25,10 +25,14 @@ FUTURE, PENDING, RUNNING, FINISHED = 0, 1, 2, 3
 class SimState:
     """Everything the simulator tracks. Mutated only by :mod:`sjfbsbf.simulator`."""
 
-    def __init__(self, instance: Instance, interference: Interference) -> None:
+    def __init__(
+        self, instance: Instance, interference: Interference, restart_overhead: float = 0.0
+    ) -> None:
         self.instance = instance
         self.cluster = instance.cluster
         self.interference = interference
+        #: Overhead (s) a preempted job pays when it resumes, as charged: rounded up to ticks.
+        self.restart_overhead = restart_overhead
         catalog = get_catalog(instance.catalog)
         generic = generic_profile(catalog)
         self.profiles: list[ModelProfile] = [
@@ -308,11 +312,19 @@ class ClusterView:
         i = self._i(job_id)
         return 1.0 - self._s.progress_at(i, self._time) / float(self._s.work[i])
 
-    def remaining_exclusive(self, job_id: int, accumulation: int | None = None) -> float:
-        """Exclusive time (s) to finish the job alone.
+    @property
+    def restart_overhead(self) -> float:
+        """Overhead (s) a preempted job pays on resuming, rounded up to ticks (model.md §4)."""
+        return self._s.restart_overhead
 
-        At ``accumulation`` (default: the current one if running, else 1) on its current
-        placement if running, else on the fewest nodes.
+    def remaining_exclusive(self, job_id: int, accumulation: int | None = None) -> float:
+        """Exclusive time (s) to finish the job alone, restart overhead still to pay included.
+
+        Work left at ``accumulation`` (default: the current one if running, else 1) on its
+        current placement if running, else on the fewest nodes; plus what is left of a running
+        job's restart overhead, or the full :attr:`restart_overhead` for a pending job that was
+        preempted (it pays it when it resumes). Every preemptive policy orders by this one
+        number (docs/model.md §5).
         """
         s = self._s
         i = self._i(job_id)
@@ -327,7 +339,10 @@ class ClusterView:
             else job.gpus > s.cluster.gpus_per_node
         )
         step = solo_step_time(job, s.profiles[i], accumulation, spans, s.cluster)
-        restart = max(0.0, s.resume_at[i] - self._time) if s.status[i] == RUNNING else 0.0
+        if s.status[i] == RUNNING:
+            restart = max(0.0, s.resume_at[i] - self._time)
+        else:
+            restart = s.restart_overhead if s.preemptions[i] > 0 else 0.0
         return float(remaining * step + restart)
 
     def attained_service(self, job_id: int) -> float:

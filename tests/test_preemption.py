@@ -74,3 +74,66 @@ def test_stale_restart_event_triggers_no_decision() -> None:
     assert (jobs.loc[1].start, jobs.loc[1].finish) == (10.0, 30.0)
     assert (jobs.loc[2].start, jobs.loc[2].finish) == (40.0, 45.0)
     assert list(jobs.preemptions) == [2, 0, 0]
+
+
+# -- remaining time includes the restart overhead still to pay ---------------------------------
+
+
+class Probe(Recorder):
+    """Also records, at every decision, each active job's remaining time as the view gives it."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.remaining: list[tuple[float, dict[int, float]]] = []
+        self.overhead: float | None = None
+
+    def decide(self, view: Any) -> Any:
+        active = view.running() + view.pending()
+        self.remaining.append((view.time, {j: view.remaining_exclusive(j) for j in active}))
+        self.overhead = view.restart_overhead
+        return super().decide(view)
+
+
+def test_view_remaining_time_counts_restart_overhead() -> None:
+    """remaining_exclusive = work left + overhead still to pay, as the simulator charges it.
+
+    srtf, dt = 2, restart overhead 5 s: charged as ceil(5 / 2) = 3 ticks = 6 s. Job 0 (100 s)
+    starts at 0; job 1 (20 s) arrives at 10: job 0 has 90 s left (no overhead: never
+    preempted) and is preempted. Job 1 runs 10 → 30. At 30 job 0 is pending and was preempted:
+    90 + 6 = 96; it resumes, overhead until 36. Job 2 (500 s) arrives at 32: job 0 has 90 + 4 s
+    of overhead left = 94 (kept). At 36 (end of the overhead): 90. Job 0 finishes at 126, job 2
+    runs 126 → 626.
+    """
+    probe = Probe(make_policy("srtf"))
+    res = simulate(one_gpu((0, 100), (10, 20), (32, 500)), probe, dt=2.0, restart_overhead=5.0)
+    assert probe.overhead == 6.0
+    seen = dict(probe.remaining)
+    assert seen[10.0] == {0: 90.0, 1: 20.0}
+    assert seen[30.0] == {0: 96.0}
+    assert seen[32.0] == {0: 94.0, 2: 500.0}
+    assert seen[36.0] == {0: 90.0, 2: 500.0}
+    jobs = by_id(res)
+    assert jobs.loc[0].finish == 126.0
+    assert (jobs.loc[2].start, jobs.loc[2].finish) == (126.0, 626.0)
+
+
+def test_srtf_does_not_swap_preempted_jobs_forever() -> None:
+    """The review's livelock: srtf must not trade two preempted jobs back and forth.
+
+    Jobs (arrival, duration): 0 (0, 1000), 1 (5, 990), 2 (10, 30). At 5 job 1 (990) beats job 0
+    (995 left) and preempts it; at 10 job 2 (30) preempts job 1 (985 left) and runs 10 → 40. At
+    40 the pending, preempted jobs count their overhead: job 1 985 + 30 = 1015, job 0
+    995 + 30 = 1025, so job 1 resumes (overhead until 70). At 60 (interval, job 0 waits) job 1
+    has 985 + 10 left < 1025: kept; and so on. Job 1 finishes at 70 + 985 = 1055; job 0 resumes
+    there and finishes at 1055 + 30 + 995 = 2080. One preemption each for jobs 0 and 1.
+    Before, a waiting preempted job counted no overhead while the resuming one counted what was
+    left of its own, so at 60 they tied (995 each, job 0 wins by id), job 0 resumed, and the two
+    kept swapping: the run never ended.
+    """
+    recorder = Recorder(make_policy("srtf"))
+    res = simulate(one_gpu((0, 1000), (5, 990), (10, 30)), recorder)
+    jobs = by_id(res)
+    assert list(jobs.start) == [0.0, 5.0, 10.0]
+    assert list(jobs.finish) == [2080.0, 1055.0, 40.0]
+    assert list(jobs.preemptions) == [1, 1, 0]
+    assert res.metrics["avg_jct"] == (2080.0 + 1050.0 + 30.0) / 3

@@ -147,8 +147,6 @@ def test_no_start_before_arrival_nor_release_before_finish(
     """
     instance, dt = case
     policy: Any = make_policy(name)
-    if policy.preemptive:
-        overhead = 0.0  # srtf can livelock with a restart overhead (a separate defect)
     res = simulate(instance, policy, dt=dt, interval=dt, restart_overhead=overhead)
     jobs = res.jobs.sort_values(["start", "job_id"])
     for r in jobs.itertuples():
