@@ -317,14 +317,15 @@ class ClusterView:
         """Overhead (s) a preempted job pays on resuming, rounded up to ticks (model.md §4)."""
         return self._s.restart_overhead
 
-    def remaining_exclusive(self, job_id: int, accumulation: int | None = None) -> float:
-        """Exclusive time (s) to finish the job alone, restart overhead still to pay included.
+    def remaining_exclusive(
+        self, job_id: int, accumulation: int | None = None, *, fewest_nodes: bool = False
+    ) -> float:
+        """Exclusive time (s) to finish the job alone, plus the restart overhead it still owes.
 
-        Work left at ``accumulation`` (default: the current one if running, else 1) on its
-        current placement if running, else on the fewest nodes; plus what is left of a running
-        job's restart overhead, or the full :attr:`restart_overhead` for a pending job that was
-        preempted (it pays it when it resumes). Every preemptive policy orders by this one
-        number (docs/model.md §5).
+        At ``accumulation`` (default: the current one if running, else 1), on its current
+        placement if running, else (or with ``fewest_nodes``) on the fewest nodes. The overhead
+        is what is left of it for a running job, the full :attr:`restart_overhead` for a
+        preempted pending job; preemptive policies rank by this with ``fewest_nodes`` (§5).
         """
         s = self._s
         i = self._i(job_id)
@@ -332,12 +333,10 @@ class ClusterView:
         remaining = s.work[i] - s.progress_at(i, self._time)
         if accumulation is None:
             accumulation = int(s.accumulation[i]) if s.status[i] == RUNNING else 1
-        placement = s.placement[i]
-        spans = (
-            s.cluster.spans_nodes(placement)
-            if placement is not None
-            else job.gpus > s.cluster.gpus_per_node
-        )
+        placement = None if fewest_nodes else s.placement[i]
+        spans = job.gpus > s.cluster.gpus_per_node
+        if placement is not None:
+            spans = s.cluster.spans_nodes(placement)
         step = solo_step_time(job, s.profiles[i], accumulation, spans, s.cluster)
         if s.status[i] == RUNNING:
             restart = max(0.0, s.resume_at[i] - self._time)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from sjfbsbf.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy
 from sjfbsbf.simulator import simulate
@@ -137,3 +139,36 @@ def test_srtf_does_not_swap_preempted_jobs_forever() -> None:
     assert list(jobs.finish) == [2080.0, 1055.0, 40.0]
     assert list(jobs.preemptions) == [1, 1, 0]
     assert res.metrics["avg_jct"] == (2080.0 + 1050.0 + 30.0) / 3
+
+
+def test_srtf_rank_does_not_depend_on_where_a_job_runs() -> None:
+    """srtf ranks a running job by its remaining time on the fewest nodes, like a waiting one.
+
+    2 nodes × 2 GPUs, dt 1, overhead 30. Duration-only 1-GPU jobs C (0 s, 2000 s), Q (1 s,
+    100 s), D (2 s, 2000 s) land on GPUs 0, 1 (best fit on node 0) and 2 (node 1); Q ends at 101,
+    so GPUs 1 and 3 are idle, one per node. Two 2-GPU ResNet-18 jobs of 3000 iterations arrive:
+    A at 105, B at 110. A step takes 0.881 s inside a node and 0.983 s across nodes (the
+    all-reduce at 8 instead of 16 GB/s; test_simulator_hand). C and D (< 2000 s left) rank first
+    and keep 2 GPUs, so only one of A, B runs, on GPUs 1 and 3: across nodes.
+
+    Ranked on the fewest nodes, A (started at 105, 2,995 iterations left at 110: 2,638.5 s)
+    stays ahead of B (3000 × 0.881 = 2,643 s): no preemption. A runs 105 → 105 + 3000 × 0.983 =
+    3054; C ends at 2000, D at 2002, where B starts on GPUs 0 and 2 (across nodes again) and
+    runs to 2002 + 2949 = 4951. Ranking a running job on its actual placement instead made the
+    started job look 11.6% longer than the waiting one, so A and B were swapped at every interval
+    and every end of a restart overhead until D ended: the same livelock, without the overhead.
+    """
+    cluster = Cluster(nodes=2, gpus_per_node=2, gpu_mem_gb=12.0)
+    jobs = (
+        Job(0, 0.0, 1, duration=2000.0),  # C
+        Job(1, 1.0, 1, duration=100.0),  # Q
+        Job(2, 2.0, 1, duration=2000.0),  # D
+        Job(3, 105.0, 2, "resnet18", 128, 3000),  # A
+        Job(4, 110.0, 2, "resnet18", 128, 3000),  # B
+    )
+    res = simulate(Instance(cluster, jobs), Recorder(make_policy("srtf")))
+    got = by_id(res)
+    assert list(got.preemptions) == [0, 0, 0, 0, 0]
+    assert (got.loc[3].start, got.loc[4].start) == (105.0, 2002.0)
+    assert got.loc[3].finish == pytest.approx(105.0 + 3000 * 0.983, rel=1e-12)
+    assert got.loc[4].finish == pytest.approx(2002.0 + 3000 * 0.983, rel=1e-12)
