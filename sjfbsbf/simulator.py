@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable
 
 from sjfbsbf.decision import Decision
+from sjfbsbf.errors import SchedulingError
 from sjfbsbf.feasibility import check_decision
 from sjfbsbf.interference import Interference, time_slicing
 from sjfbsbf.model import Instance
@@ -24,13 +25,12 @@ from sjfbsbf.policies.base import Policy
 from sjfbsbf.result import SimResult, build_result
 from sjfbsbf.state import FINISHED, PENDING, RUNNING, ClusterView, SimState
 from sjfbsbf.ticks import DEFAULT_INTERVAL, IntervalClock, tick_ceil
+from sjfbsbf.watchdog import ProgressWatchdog, stall_limit
+
+__all__ = ["DEFAULT_RESTART_OVERHEAD", "SchedulingError", "check_sim_parameters", "simulate"]
 
 #: Default restart overhead of a preempted job (s); see docs/model.md.
 DEFAULT_RESTART_OVERHEAD = 30.0
-
-
-class SchedulingError(RuntimeError):
-    """The run cannot go on: e.g. jobs wait on an idle cluster and the policy starts nothing."""
 
 
 def simulate(
@@ -140,6 +140,9 @@ class _Run:
         # it resumed, so the event of a stint cut short by another preemption is stale.
         self.restarts: list[tuple[int, int, int]] = []
         self.wakes: list[int] = []
+        # Running jobs inside their restart overhead: running jobs outside it do useful work.
+        self.in_overhead: set[int] = set()
+        self.watchdog = ProgressWatchdog(policy.name, stall_limit(instance.num_jobs))
         self.rows: list[tuple[float, int, int, float, int, int]] = []
         self.progress: Callable[[int, int], None] | None = None
         self.decisions = 0
@@ -153,25 +156,28 @@ class _Run:
         k = arrival_ticks[0]
         while s.finished_count < n:
             t = k * self.dt
+            if len(s.running) > len(self.in_overhead):  # some job worked since the last tick
+                self.watchdog.progressed()
             changed = self._release(k, t)
+            by_policy = False  # an overhead end or a wake-up: events the policy caused
             while self.restarts and self.restarts[0][0] <= k:
                 _, i, stint = heapq.heappop(self.restarts)
                 if self._restart_is_current(i, stint):
-                    changed = True
+                    self.in_overhead.discard(i)
+                    changed = by_policy = True
             while next_arrival < n and arrival_ticks[next_arrival] <= k:
                 s.status[next_arrival] = PENDING
                 s.pending.add(next_arrival)
                 s.epoch += 1
                 next_arrival += 1
                 changed = True
+                self.watchdog.progressed()
             while self.wakes and self.wakes[0] <= k:
                 heapq.heappop(self.wakes)
-                changed = True
-            waiting = bool(s.pending)
-            if changed or (waiting and self.clock.is_boundary(k)):
+                changed = by_policy = True
+            if changed or (s.pending and self.clock.is_boundary(k)):
                 decision = self._decide(t)
-                if self.policy.preemptive:
-                    waiting = waiting or bool(s.running)
+                self.watchdog.decided(t, decision, by_policy)
                 if (
                     decision.empty
                     and s.pending
@@ -253,7 +259,9 @@ class _Run:
             touched |= s.remove(i, t)
         for i in finished:
             s.running.discard(i)
+            self.in_overhead.discard(i)
             s.finished_count += 1
+        self.watchdog.progressed()
         s.epoch += 1
         self._refresh(touched - finished, t)
         if self.progress is not None:
@@ -289,6 +297,7 @@ class _Run:
             touched = s.remove(i, t)
             s.status[i] = PENDING
             s.running.discard(i)
+            self.in_overhead.discard(i)
             s.pending.add(i)
             s.preemptions[i] += 1
             s.version[i] += 1
@@ -306,6 +315,7 @@ class _Run:
             if s.preemptions[i] > 0 and self.restart_ticks > 0:
                 s.resume_at[i] = (k + self.restart_ticks) * self.dt
                 heapq.heappush(self.restarts, (k + self.restart_ticks, i, int(s.preemptions[i])))
+                self.in_overhead.add(i)
             else:
                 s.resume_at[i] = t
             if s.first_start[i] != s.first_start[i]:  # NaN: first start

@@ -14,9 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from sjfbsbf.decision import Decision, Start
+from sjfbsbf.errors import SchedulingError
 from sjfbsbf.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy
+from sjfbsbf.policies.planned import Planned, PlannedStart
 from sjfbsbf.simulator import simulate
 
 
@@ -172,3 +177,122 @@ def test_srtf_rank_does_not_depend_on_where_a_job_runs() -> None:
     assert (got.loc[3].start, got.loc[4].start) == (105.0, 2002.0)
     assert got.loc[3].finish == pytest.approx(105.0 + 3000 * 0.983, rel=1e-12)
     assert got.loc[4].finish == pytest.approx(2002.0 + 3000 * 0.983, rel=1e-12)
+
+
+# -- the progress watchdog ---------------------------------------------------------------------
+
+
+class Flip:
+    """A bad preemptive policy: at every decision, preempt the running job and start another."""
+
+    name = "flip"
+    preemptive = True
+    sharing = False
+
+    def decide(self, view: Any) -> Decision:
+        running, pending = view.running(), view.pending()
+        if not pending:
+            return Decision()
+        if not running:
+            return Decision((Start(pending[0], tuple(view.free_gpus()[:1])),))
+        victim = running[0]
+        gpus = view.placement(victim)
+        return Decision((Start(pending[0], gpus),), (victim,))
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+
+class WakeOnly:
+    """A bad policy: never starts anything, always asks to be woken a second later."""
+
+    name = "wake-only"
+    preemptive = False
+    sharing = False
+
+    def decide(self, view: Any) -> Decision:
+        return Decision(wake_at=view.time + 1.0)
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+
+def test_watchdog_stops_a_policy_that_preempts_and_restarts_forever() -> None:
+    """Flip on one GPU, two 10^6 s jobs arriving at 0, overhead 30 s: no job ever progresses.
+
+    0: job 0 starts. 60 (interval, job 1 waits): job 0 is preempted, job 1 starts (its first
+    start: it works until 120). 120: job 1 is preempted, job 0 resumes (overhead until 150):
+    the first decision of the stall. From then on every decision, at each end of an overhead
+    (150, 180, …), preempts the job that has just finished its overhead and resumes the other:
+    nothing works after 120. The limit is 100 + 10 × 2 = 120 counted decisions: the 121st, at
+    120 + 120 × 30 = 3720, raises, naming the policy, the times and both jobs.
+    """
+    recorder = Recorder(Flip())
+    with pytest.raises(SchedulingError) as error:
+        simulate(one_gpu((0, 1e6), (0, 1e6)), recorder, restart_overhead=30.0)
+    message = str(error.value)
+    assert message.startswith("t=3720: policy 'flip' made 121 decisions in a row since t=120")
+    assert "jobs involved: [0, 1]" in message
+    assert recorder.times[-1] == 3720.0
+
+
+def test_watchdog_stops_a_policy_that_only_asks_for_wake_ups() -> None:
+    """A policy that never starts the waiting job but always asks to be woken a second later.
+
+    One job arriving at 0 on one GPU. The decision at 0 follows the arrival (progress); the
+    wake-ups at 1, 2, … are the policy's doing and count. The limit is 100 + 10 × 1 = 110, so
+    the 111th, at t = 111, raises (before, the run never ended: the idle-cluster check waits for
+    the pending wake-up).
+    """
+    recorder = Recorder(WakeOnly())
+    with pytest.raises(SchedulingError) as error:
+        simulate(one_gpu((0, 100)), recorder)
+    message = str(error.value)
+    assert message.startswith("t=111: policy 'wake-only' made 111 decisions in a row since t=1")
+    assert "jobs involved: none (only wake-ups)" in message
+    assert recorder.times[-1] == 111.0
+
+
+def test_watchdog_lets_planned_wait_on_an_idle_cluster() -> None:
+    """``planned`` may leave a waiting job on an idle cluster until its planned start.
+
+    One job (100 s) arrives at 0 and is planned to start at 10^6 s. Meanwhile the policy is asked
+    at every 60 s boundary (the job waits): 16,666 empty decisions the clock triggers, which
+    the watchdog does not count; the wake-up at 10^6 starts the job (one counted decision).
+    """
+    plan = [PlannedStart(0, 1e6, (0,))]
+    res = simulate(one_gpu((0, 100)), Planned(plan))
+    assert (res.jobs.start.iloc[0], res.jobs.finish.iloc[0]) == (1e6, 1e6 + 100)
+    assert res.params["decisions"] == 1 + 16_666 + 2  # arrival, boundaries, start, completion
+
+
+@st.composite
+def busy_instances(draw: st.DrawFn) -> Instance:
+    """Up to 10 duration-only jobs with 1–4 GPUs on 2 × 2 GPUs, arrivals in the first 200 s."""
+    jobs = tuple(
+        Job(
+            i,
+            float(draw(st.integers(0, 200))),
+            draw(st.integers(1, 4)),
+            duration=float(draw(st.integers(1, 3000))),
+        )
+        for i in range(draw(st.integers(1, 10)))
+    )
+    return Instance(Cluster(nodes=2, gpus_per_node=2, gpu_mem_gb=12.0), jobs)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    instance=busy_instances(),
+    overhead=st.sampled_from([30.0, 600.0, 5000.0]),
+    thresholds=st.sampled_from([(3250.0, 7200.0), (5.0, 10.0, 20.0), (100.0,)]),
+)
+def test_watchdog_never_stops_the_preemptive_baselines(
+    instance: Instance, overhead: float, thresholds: tuple[float, ...]
+) -> None:
+    """srtf and tiresias end every run, even with restart overheads far above Tiresias' queue
+    thresholds (jobs are demoted, and preempted, while still inside their overhead): the
+    watchdog never fires on them and every job finishes."""
+    for policy in (make_policy("srtf"), make_policy("tiresias", thresholds=thresholds)):
+        res = simulate(instance, Recorder(policy), restart_overhead=overhead)
+        assert res.jobs.finish.notna().all()
