@@ -161,7 +161,10 @@ RestartOption = Annotated[
 def _sim_options(
     dt: float | None, interval: float | None, restart_overhead: float | None
 ) -> dict[str, float]:
-    """Check the simulation options; keep those given (the simulator has the defaults)."""
+    """Check the simulation options; keep those given (the simulator has the defaults).
+
+    ``--dt`` must also be at most ``--interval`` (60 s unless given; docs/model.md §4).
+    """
     options: dict[str, float] = {}
     for name, value, positive in (
         ("dt", dt, True),
@@ -176,6 +179,14 @@ def _sim_options(
                 f"must be a {bound} number of seconds, got {value}", param_hint=f"'--{name}'"
             )
         options[name.replace("-", "_")] = value
+    from sjfbsbf.ticks import DEFAULT_INTERVAL
+
+    limit = DEFAULT_INTERVAL if interval is None else interval
+    if dt is not None and dt > limit:
+        raise typer.BadParameter(
+            f"must be at most the decision interval ({limit:g} s), got {dt:g}",
+            param_hint="'--dt'",
+        )
     return options
 
 

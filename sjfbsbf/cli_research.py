@@ -131,7 +131,11 @@ def solve(
     """Solve the offline problem exactly; compare the heuristics' average JCT with it."""
     if solver not in ("cpsat", "milp"):
         raise typer.BadParameter("must be 'cpsat' or 'milp'", param_hint="'--solver'")
-    _sim_options(dt, None, None)
+    from formulations.offline.replay import interval_for
+
+    # Slots coarser than the 60 s decision interval are allowed: offline runs decide every
+    # max(60 s, dt) (docs/formulations.md §2.1).
+    _sim_options(dt, interval_for(dt), None)
     if not (math.isfinite(time_limit) and time_limit > 0):
         raise typer.BadParameter(
             "must be a positive number of seconds", param_hint="'--time-limit'"
@@ -141,7 +145,6 @@ def solve(
 
     instance = read_instance(instance_path)
     from formulations.offline import solve_offline
-    from formulations.offline.replay import interval_for
     from formulations.offline.suite import GAP_POLICIES
 
     console = _stdout()

@@ -140,3 +140,8 @@ class Interrupted(BaseException):
 
 class FeasibilityError(RuntimeError):
     """A scheduling decision violates the cluster model (raised by the feasibility checker)."""
+
+
+class SchedulingError(RuntimeError):
+    """The run cannot go on: jobs wait on an idle cluster and the policy starts nothing, or the
+    policy keeps deciding while no job progresses (the watchdog, docs/model.md §4)."""

@@ -6,10 +6,13 @@ a GPU holding more than two jobs; GPU memory overflow; an accumulation factor (a
 retune) that changes the global batch (b * s != B or b not an allowed micro-batch); a
 preemption of a job that is not running, or any preemption by a non-preemptive policy; sharing
 by an exclusive policy; two jobs on one GPU that the interference model's sharing rule forbids
-(``can_share``, e.g. a pair measured out of memory; docs/model.md §3).
+(``can_share``, e.g. a pair measured out of memory; docs/model.md §3); a wake-up time that is
+not finite.
 """
 
 from __future__ import annotations
+
+import math
 
 from sjfbsbf.decision import Decision
 from sjfbsbf.errors import FeasibilityError
@@ -174,5 +177,5 @@ def check_decision(
                 )
             current.append((job_id, mem))
         new_acc[job_id] = start.accumulation
-    if decision.wake_at is not None and not decision.wake_at == decision.wake_at:
-        raise FeasibilityError(f"t={now}: wake_at is NaN")
+    if decision.wake_at is not None and not math.isfinite(decision.wake_at):
+        raise FeasibilityError(f"t={now}: wake_at must be a finite time, got {decision.wake_at}")

@@ -1,9 +1,10 @@
-"""The time-stepped simulator that scores every policy and every solver schedule (DESIGN §2).
+"""The time-stepped simulator that scores every policy and every solver schedule.
 
-Time advances in ticks of ``dt`` seconds (tick k is time k·dt). At a tick the simulator frees the
-GPUs of jobs that finished during the previous tick, admits arrivals, and, when something changed
-(an arrival, a completion, the end of a restart overhead, a wake-up the policy asked for) or the
-tick is a multiple of ``interval`` while jobs wait, asks the policy for a decision, checks it with
+The rules are those of docs/model.md §4. Time advances in ticks of ``dt`` seconds (tick k is time
+k·dt). At a tick the simulator frees the GPUs of jobs that finished during the previous tick,
+admits arrivals, and, when something changed (an arrival, a completion, the end of a restart
+overhead, a wake-up the policy asked for) or the tick is the first at or after a multiple of
+``interval`` while jobs wait, asks the policy for a decision, checks it with
 :func:`~sjfbsbf.feasibility.check_decision` and applies it. Rates are set at tick boundaries and
 stay constant until the next processed tick; ticks where nothing can change are skipped, so the
 cost grows with events, not with simulated seconds. Completion times are exact inside a tick.
@@ -12,22 +13,24 @@ cost grows with events, not with simulated seconds. Completion times are exact i
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable
 
 from sjfbsbf.decision import Decision
+from sjfbsbf.errors import SchedulingError
 from sjfbsbf.feasibility import check_decision
 from sjfbsbf.interference import Interference, time_slicing
 from sjfbsbf.model import Instance
 from sjfbsbf.policies.base import Policy
 from sjfbsbf.result import SimResult, build_result
-from sjfbsbf.state import FINISHED, PENDING, RUNNING, ClusterView, SimState, tick_ceil
+from sjfbsbf.state import FINISHED, PENDING, RUNNING, ClusterView, SimState
+from sjfbsbf.ticks import DEFAULT_INTERVAL, IntervalClock, tick_ceil
+from sjfbsbf.watchdog import ProgressWatchdog, stall_limit
+
+__all__ = ["DEFAULT_RESTART_OVERHEAD", "SchedulingError", "check_sim_parameters", "simulate"]
 
 #: Default restart overhead of a preempted job (s); see docs/model.md.
 DEFAULT_RESTART_OVERHEAD = 30.0
-
-
-class SchedulingError(RuntimeError):
-    """The run cannot go on: e.g. jobs wait on an idle cluster and the policy starts nothing."""
 
 
 def simulate(
@@ -35,7 +38,7 @@ def simulate(
     policy: Policy,
     *,
     dt: float = 1.0,
-    interval: float = 60.0,
+    interval: float = DEFAULT_INTERVAL,
     restart_overhead: float = DEFAULT_RESTART_OVERHEAD,
     interference: Interference | None = None,
     record_segments: bool = True,
@@ -50,7 +53,7 @@ def simulate(
     policy
         A fresh policy object (see :func:`sjfbsbf.policies.make_policy`).
     dt
-        Tick length (s).
+        Tick length (s): positive, finite and at most ``interval`` (docs/model.md §4).
     interval
         The policy is also asked at every multiple of this (s) while jobs wait.
     restart_overhead
@@ -66,9 +69,14 @@ def simulate(
     -------
     SimResult
         Per-job and per-tick tables, metrics and the policy's statistics.
+
+    Raises
+    ------
+    ValueError
+        If ``dt`` or ``interval`` is not positive and finite, ``dt > interval``, or
+        ``restart_overhead`` is negative or not finite.
     """
-    if dt <= 0 or interval <= 0 or restart_overhead < 0:
-        raise ValueError("dt and interval must be positive and restart_overhead non-negative")
+    check_sim_parameters(dt, interval, restart_overhead)
     run = _Run(instance, policy, dt, interval, restart_overhead, interference or time_slicing())
     if not record_segments:
         run.state.segments = None
@@ -90,6 +98,24 @@ def simulate(
     )
 
 
+def check_sim_parameters(dt: float, interval: float, restart_overhead: float) -> None:
+    """Raise ``ValueError`` unless the simulation parameters are valid (docs/model.md §4).
+
+    ``dt`` and ``interval`` must be positive and finite, ``dt ≤ interval`` (a tick longer than
+    the decision interval would merge interval decisions), ``restart_overhead`` finite and ≥ 0.
+    """
+    for name, value in (("dt", dt), ("interval", interval)):
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a positive, finite number of seconds, got {value}")
+    if dt > interval:
+        raise ValueError(f"dt ({dt:g} s) must be at most the decision interval ({interval:g} s)")
+    if not (math.isfinite(restart_overhead) and restart_overhead >= 0):
+        raise ValueError(
+            f"restart_overhead must be a non-negative, finite number of seconds, "
+            f"got {restart_overhead}"
+        )
+
+
 class _Run:
     """One simulation: the event loop and the application of decisions."""
 
@@ -102,15 +128,21 @@ class _Run:
         restart_overhead: float,
         interference: Interference,
     ) -> None:
-        self.state = SimState(instance, interference)
+        self.restart_ticks = tick_ceil(restart_overhead, dt)
+        self.state = SimState(instance, interference, self.restart_ticks * dt)
         self.view = ClusterView(self.state)
         self.policy = policy
         self.dt = dt
         self.interval = interval
-        self.restart_ticks = tick_ceil(restart_overhead, dt)
+        self.clock = IntervalClock(interval, dt)
         self.completions: list[tuple[int, int, int]] = []  # (release tick, job index, version)
-        self.restarts: list[tuple[int, int]] = []  # (tick progress resumes, job index)
+        # (tick progress resumes, job index, stint): a job's stint is its preemption count when
+        # it resumed, so the event of a stint cut short by another preemption is stale.
+        self.restarts: list[tuple[int, int, int]] = []
         self.wakes: list[int] = []
+        # Running jobs inside their restart overhead: running jobs outside it do useful work.
+        self.in_overhead: set[int] = set()
+        self.watchdog = ProgressWatchdog(policy.name, stall_limit(instance.num_jobs))
         self.rows: list[tuple[float, int, int, float, int, int]] = []
         self.progress: Callable[[int, int], None] | None = None
         self.decisions = 0
@@ -124,24 +156,28 @@ class _Run:
         k = arrival_ticks[0]
         while s.finished_count < n:
             t = k * self.dt
+            if len(s.running) > len(self.in_overhead):  # some job worked since the last tick
+                self.watchdog.progressed()
             changed = self._release(k, t)
+            by_policy = False  # an overhead end or a wake-up: events the policy caused
             while self.restarts and self.restarts[0][0] <= k:
-                heapq.heappop(self.restarts)
-                changed = True
+                _, i, stint = heapq.heappop(self.restarts)
+                if self._restart_is_current(i, stint):
+                    self.in_overhead.discard(i)
+                    changed = by_policy = True
             while next_arrival < n and arrival_ticks[next_arrival] <= k:
                 s.status[next_arrival] = PENDING
                 s.pending.add(next_arrival)
                 s.epoch += 1
                 next_arrival += 1
                 changed = True
+                self.watchdog.progressed()
             while self.wakes and self.wakes[0] <= k:
                 heapq.heappop(self.wakes)
-                changed = True
-            waiting = bool(s.pending)
-            if changed or (waiting and self._at_interval(t)):
+                changed = by_policy = True
+            if changed or (s.pending and self.clock.is_boundary(k)):
                 decision = self._decide(t)
-                if self.policy.preemptive:
-                    waiting = waiting or bool(s.running)
+                self.watchdog.decided(t, decision, by_policy)
                 if (
                     decision.empty
                     and s.pending
@@ -162,25 +198,18 @@ class _Run:
             top = self._next_completion()
             if top is not None:
                 candidates.append(top)
-            if self.restarts:
-                candidates.append(self.restarts[0][0])
+            restart = self._next_restart()
+            if restart is not None:
+                candidates.append(restart)
             if self.wakes:
                 candidates.append(self.wakes[0])
             if s.pending:
-                candidates.append(self._next_interval_tick(t))
+                candidates.append(self.clock.first_at_or_after(k + 1))
             if not candidates:
                 if s.finished_count < n:
                     raise SchedulingError(f"t={t}: no event left but jobs are unfinished")
                 break
             k = max(min(candidates), k + 1)
-
-    def _at_interval(self, t: float) -> bool:
-        ratio = t / self.interval
-        return abs(ratio - round(ratio)) < 1e-9
-
-    def _next_interval_tick(self, t: float) -> int:
-        multiple = (int(t / self.interval + 1e-9) + 1) * self.interval
-        return tick_ceil(multiple, self.dt)
 
     def _next_completion(self) -> int | None:
         s = self.state
@@ -189,6 +218,20 @@ class _Run:
             if version == s.version[i] and s.status[i] == RUNNING:
                 return tick
             heapq.heappop(self.completions)
+        return None
+
+    def _restart_is_current(self, i: int, stint: int) -> bool:
+        """Whether a restart event belongs to job ``i``'s current stint (docs/model.md §4)."""
+        s = self.state
+        return s.status[i] == RUNNING and int(s.preemptions[i]) == stint
+
+    def _next_restart(self) -> int | None:
+        """Tick of the earliest current restart event; stale ones are dropped."""
+        while self.restarts:
+            tick, i, stint = self.restarts[0]
+            if self._restart_is_current(i, stint):
+                return tick
+            heapq.heappop(self.restarts)
         return None
 
     # -- state changes --------------------------------------------------------------------------
@@ -216,7 +259,9 @@ class _Run:
             touched |= s.remove(i, t)
         for i in finished:
             s.running.discard(i)
+            self.in_overhead.discard(i)
             s.finished_count += 1
+        self.watchdog.progressed()
         s.epoch += 1
         self._refresh(touched - finished, t)
         if self.progress is not None:
@@ -252,6 +297,7 @@ class _Run:
             touched = s.remove(i, t)
             s.status[i] = PENDING
             s.running.discard(i)
+            self.in_overhead.discard(i)
             s.pending.add(i)
             s.preemptions[i] += 1
             s.version[i] += 1
@@ -268,7 +314,8 @@ class _Run:
             s.status[i] = RUNNING
             if s.preemptions[i] > 0 and self.restart_ticks > 0:
                 s.resume_at[i] = (k + self.restart_ticks) * self.dt
-                heapq.heappush(self.restarts, (k + self.restart_ticks, i))
+                heapq.heappush(self.restarts, (k + self.restart_ticks, i, int(s.preemptions[i])))
+                self.in_overhead.add(i)
             else:
                 s.resume_at[i] = t
             if s.first_start[i] != s.first_start[i]:  # NaN: first start

@@ -8,7 +8,6 @@ rebuilt per tick. Only the simulator mutates :class:`SimState`; policies see :cl
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -18,6 +17,7 @@ from sjfbsbf.interference import Interference, Occupant, occupant
 from sjfbsbf.model import Cluster, Instance, Job
 from sjfbsbf.perf import ModelProfile, exclusive_duration, memory_gb, micro_batch_options, work
 from sjfbsbf.perf import step_time as solo_step_time
+from sjfbsbf.ticks import tick_ceil as tick_ceil  # re-exported for older imports
 
 FUTURE, PENDING, RUNNING, FINISHED = 0, 1, 2, 3
 
@@ -25,10 +25,14 @@ FUTURE, PENDING, RUNNING, FINISHED = 0, 1, 2, 3
 class SimState:
     """Everything the simulator tracks. Mutated only by :mod:`sjfbsbf.simulator`."""
 
-    def __init__(self, instance: Instance, interference: Interference) -> None:
+    def __init__(
+        self, instance: Instance, interference: Interference, restart_overhead: float = 0.0
+    ) -> None:
         self.instance = instance
         self.cluster = instance.cluster
         self.interference = interference
+        #: Overhead (s) a preempted job pays when it resumes, as charged: rounded up to ticks.
+        self.restart_overhead = restart_overhead
         catalog = get_catalog(instance.catalog)
         generic = generic_profile(catalog)
         self.profiles: list[ModelProfile] = [
@@ -308,11 +312,20 @@ class ClusterView:
         i = self._i(job_id)
         return 1.0 - self._s.progress_at(i, self._time) / float(self._s.work[i])
 
-    def remaining_exclusive(self, job_id: int, accumulation: int | None = None) -> float:
-        """Exclusive time (s) to finish the job alone.
+    @property
+    def restart_overhead(self) -> float:
+        """Overhead (s) a preempted job pays on resuming, rounded up to ticks (model.md §4)."""
+        return self._s.restart_overhead
 
-        At ``accumulation`` (default: the current one if running, else 1) on its current
-        placement if running, else on the fewest nodes.
+    def remaining_exclusive(
+        self, job_id: int, accumulation: int | None = None, *, fewest_nodes: bool = False
+    ) -> float:
+        """Exclusive time (s) to finish the job alone, plus the restart overhead it still owes.
+
+        At ``accumulation`` (default: the current one if running, else 1), on its current
+        placement if running, else (or with ``fewest_nodes``) on the fewest nodes. The overhead
+        is what is left of it for a running job, the full :attr:`restart_overhead` for a
+        preempted pending job; preemptive policies rank by this with ``fewest_nodes`` (§5).
         """
         s = self._s
         i = self._i(job_id)
@@ -320,14 +333,15 @@ class ClusterView:
         remaining = s.work[i] - s.progress_at(i, self._time)
         if accumulation is None:
             accumulation = int(s.accumulation[i]) if s.status[i] == RUNNING else 1
-        placement = s.placement[i]
-        spans = (
-            s.cluster.spans_nodes(placement)
-            if placement is not None
-            else job.gpus > s.cluster.gpus_per_node
-        )
+        placement = None if fewest_nodes else s.placement[i]
+        spans = job.gpus > s.cluster.gpus_per_node
+        if placement is not None:
+            spans = s.cluster.spans_nodes(placement)
         step = solo_step_time(job, s.profiles[i], accumulation, spans, s.cluster)
-        restart = max(0.0, s.resume_at[i] - self._time) if s.status[i] == RUNNING else 0.0
+        if s.status[i] == RUNNING:
+            restart = max(0.0, s.resume_at[i] - self._time)
+        else:
+            restart = s.restart_overhead if s.preemptions[i] > 0 else 0.0
         return float(remaining * step + restart)
 
     def attained_service(self, job_id: int) -> float:
@@ -383,8 +397,3 @@ class ClusterView:
             if not residents:
                 out[g // per].append(g)
         return out
-
-
-def tick_ceil(t: float, dt: float) -> int:
-    """Index of the first tick at or after time ``t`` (tolerant to float noise)."""
-    return max(0, math.ceil(t / dt - 1e-9))

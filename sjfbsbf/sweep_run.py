@@ -260,6 +260,10 @@ def _worker_init(parent: int | None) -> None:
     their parent dies, even by SIGKILL (main process, or the forkserver that exits with it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # The worker was born with SIGINT and SIGTERM blocked (see _run_local): a Ctrl-C that
+    # arrived before this point is dropped, a SIGTERM (the main process stopping its workers)
+    # now kills it, instead of either running the main process's handlers in the worker.
+    _mask_signals(signal.SIG_UNBLOCK)
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -269,6 +273,12 @@ def _worker_init(parent: int | None) -> None:
             pass
     if parent is not None and os.getppid() != parent:  # the main process died before prctl
         os._exit(1)
+
+
+def _mask_signals(how: int) -> None:
+    """Block or unblock SIGINT and SIGTERM in the calling thread (POSIX; a no-op elsewhere)."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(how, {signal.SIGINT, signal.SIGTERM})
 
 
 def _run_local(
@@ -290,7 +300,14 @@ def _run_local(
         initargs=(parent,),
     )
     try:
-        futures = {pool.submit(attempt, run): run for run in todo}
+        # Workers are created by the submissions: block SIGINT and SIGTERM meanwhile so that no
+        # worker runs this process's handlers before its initializer sets its own; a signal
+        # that arrives meanwhile reaches this process when they are unblocked.
+        _mask_signals(signal.SIG_BLOCK)
+        try:
+            futures = {pool.submit(attempt, run): run for run in todo}
+        finally:
+            _mask_signals(signal.SIG_UNBLOCK)
         for future in as_completed(futures):
             run = futures[future]
             try:

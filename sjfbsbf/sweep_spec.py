@@ -29,7 +29,7 @@ from sjfbsbf.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.jsonio import read_text
 from sjfbsbf.policies import policy_factory
 from sjfbsbf.policies.options import OptionError, check_options
-from sjfbsbf.simulator import simulate
+from sjfbsbf.simulator import check_sim_parameters, simulate
 from sjfbsbf.sweep_workloads import (
     WORKLOAD_PARAMS,
     Param,
@@ -235,6 +235,10 @@ class _Parser:
                 f"not {sim['interference']!r}",
                 "sim.throughputs",
             )
+        try:  # what simulate() would refuse, e.g. dt > interval (docs/model.md §4)
+            check_sim_parameters(sim["dt"], sim["interval"], sim["restart_overhead"])
+        except ValueError as exc:
+            raise self.error(str(exc), "sim") from None
         return sim
 
     def hash_sim_files(

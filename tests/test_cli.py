@@ -237,6 +237,10 @@ def test_bad_instance_file_is_one_line(
         (["compare", "{instance}", "--policies", ","], ["'--policies'"]),
         (["simulate", "{instance}", "--policy", "sjf", "--dt", "0"], ["'--dt'", "positive"]),
         (["compare", "{instance}", "--dt", "abc"], ["'--dt'"]),
+        (["simulate", "{instance}", "-p", "sjf", "--dt", "inf"], ["'--dt'", "positive"]),
+        (["simulate", "{instance}", "-p", "sjf", "--dt", "120"], ["'--dt'", "interval (60 s)"]),
+        (["compare", "{instance}", "--dt", "30", "--interval", "20"], ["'--dt'", "(20 s)"]),
+        (["solve", "{instance}", "--dt", "inf"], ["'--dt'", "positive"]),
         (["compare", "{instance}", "--interval", "-5"], ["'--interval'"]),
         (["compare", "{instance}", "--restart-overhead", "nan"], ["'--restart-overhead'"]),
         (["compare", "--seed", "-1"], ["'--seed'"]),
@@ -299,3 +303,18 @@ def test_cli_import_stays_light() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_sweep_refuses_dt_above_interval(tmp_path: Path) -> None:
+    """A sweep whose [sim] has dt > interval fails at load time, naming the file (exit 1)."""
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        'name = "bad"\n[[workloads]]\nkind = "testbed"\n[sim]\ndt = 120.0\n'
+        '[[variants]]\npolicy = "sjf"\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["sweep", str(path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "bad.toml" in result.stderr and "at most the decision interval" in result.stderr
+    assert not (tmp_path / "out").exists()

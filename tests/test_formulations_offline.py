@@ -511,11 +511,14 @@ def test_core_never_imports_solvers() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_cli_solve(tmp_path: Path) -> None:
+@pytest.mark.parametrize("dt", ["60", "120"])
+def test_cli_solve(tmp_path: Path, dt: str) -> None:
+    """Slots coarser than the 60 s decision interval are allowed (offline runs decide every
+    max(60 s, dt)), unlike ``simulate --dt``."""
     path = tmp_path / "share.json"
     write_instance(_tiny("share"), path)
     result = CliRunner().invoke(
-        app, ["solve", str(path), "--solver", "cpsat", "--time-limit", "10"]
+        app, ["solve", str(path), "--solver", "cpsat", "--time-limit", "10", "--dt", dt]
     )
     assert result.exit_code == 0, result.output
     for text in (

@@ -229,7 +229,8 @@ def test_shared_pair_tick_rounding() -> None:
     inst = Instance(one_gpu(), (Job(0, 0.0, 1, duration=100.0), Job(1, 0.0, 1, duration=300.0)))
     f = 100.0 * XI_GENERIC
     for dt, release in ((1.0, 187.0), (10.0, 190.0), (100.0, 200.0)):
-        res = simulate(inst, PlannedSharing({0: ((0,), 1), 1: ((0,), 1)}), dt=dt)
+        plan = PlannedSharing({0: ((0,), 1), 1: ((0,), 1)})
+        res = simulate(inst, plan, dt=dt, interval=max(60.0, dt))  # dt <= interval
         r0, r1 = row(res, 0), row(res, 1)
         assert (r0.start, r1.start) == (0.0, 0.0)
         assert r0.finish == pytest.approx(f, rel=REL)

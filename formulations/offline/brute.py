@@ -29,7 +29,7 @@ from sjfbsbf.perf import exclusive_duration, memory_gb, micro_batch_options
 from sjfbsbf.policies import make_policy
 from sjfbsbf.policies.planned import PlanError, Planned, PlannedStart, Schedule
 from sjfbsbf.simulator import SchedulingError, simulate
-from sjfbsbf.state import tick_ceil
+from sjfbsbf.ticks import tick_ceil
 
 #: Refuse to enumerate more combinations than this.
 MAX_COMBINATIONS = 200_000

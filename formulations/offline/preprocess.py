@@ -38,7 +38,7 @@ from sjfbsbf.interference import Interference, Occupant, can_share, occupant, ti
 from sjfbsbf.model import Instance, Job
 from sjfbsbf.perf import ModelProfile, exclusive_duration, memory_gb, micro_batch_options
 from sjfbsbf.policies.planned import PlannedStart, Schedule
-from sjfbsbf.state import tick_ceil
+from sjfbsbf.ticks import tick_ceil
 
 #: Work units one full slot brings a job alone at its full batch (L).
 WORK_UNITS_PER_SLOT = 100_000

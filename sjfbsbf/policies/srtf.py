@@ -12,9 +12,10 @@ from sjfbsbf.state import ClusterView
 class Srtf:
     """Preemptive SRTF: rank running and pending jobs by remaining exclusive time, then id.
 
-    Remaining time is at the full batch (on the current placement if running, else the fewest
-    nodes) and includes what is left of a restart overhead. A preempted job pays the simulator's
-    ``restart_overhead`` when it resumes.
+    Remaining time is :meth:`~sjfbsbf.state.ClusterView.remaining_exclusive` at the full batch
+    on the fewest nodes (a property of the job, not of where it runs now, as sjf's order), plus
+    the restart overhead still to pay: what is left of it for a running job, the whole of it (as
+    the simulator charges it) for a preempted waiting job (docs/model.md §5).
     """
 
     name = "srtf"
@@ -24,7 +25,9 @@ class Srtf:
     def decide(self, view: ClusterView) -> Decision:
         """Run the jobs with the least remaining time that fit."""
         active = view.running() + view.pending()
-        ranked = sorted(active, key=lambda j: (view.remaining_exclusive(j), j))
+        ranked = sorted(
+            active, key=lambda j: (view.remaining_exclusive(j, 1, fewest_nodes=True), j)
+        )
         return preemptive_decision(view, ranked)
 
     def stats(self) -> dict[str, Any]:
