@@ -327,6 +327,7 @@ def _terminate(pool: Any) -> None:
         pool.terminate_workers()
         return
     processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API before
+    manager = getattr(pool, "_executor_manager_thread", None)
     for process in processes:
         if process.is_alive():
             process.terminate()
@@ -336,6 +337,10 @@ def _terminate(pool: Any) -> None:
         if process.is_alive():
             process.kill()
             process.join(timeout=5)
+    # Let the pool's manager thread finish closing its wake-up pipe: the interpreter's exit hook
+    # writes to that pipe, and racing the close printed "OSError: Bad file descriptor" (3.11).
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 def _run_ray(
