@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from sjfbsbf.model import Cluster
+from sjfbsbf.core.model import Cluster
 from sjfbsbf.policies import make_policy
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.workloads.generators import WorkloadSpec, generate
 
 

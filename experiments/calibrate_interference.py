@@ -20,15 +20,15 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from sjfbsbf.calibration import (
+from sjfbsbf.core.catalog import GAVEL_FITTED_SCALES
+from sjfbsbf.core.presets import gavel_fitted, time_slicing
+from sjfbsbf.experiments.calibration import (
     PairObservation,
     fit_contention_scales,
     fit_metrics,
     format_fit,
     gavel_observations,
 )
-from sjfbsbf.catalog import GAVEL_FITTED_SCALES
-from sjfbsbf.interference import gavel_fitted, time_slicing
 from sjfbsbf.workloads.gavel import MODEL_MAP, load_throughputs
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared/data/gavel/simulation_throughputs.json"

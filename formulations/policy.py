@@ -22,12 +22,12 @@ from formulations.round.greedy import greedy_round
 from formulations.round.preprocess import SCALE
 from formulations.round.problem import RoundProblem
 from formulations.round.solve import SOLVERS, solve
-from sjfbsbf.decision import Decision
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.state import ClusterView
 
 
 def _tolerance(problem: RoundProblem) -> float:

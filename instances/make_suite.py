@@ -25,7 +25,7 @@ from pathlib import Path
 from formulations.offline import solve_offline
 from formulations.offline.generate import DT, SPECS, make_instance
 from formulations.offline.suite import OPTIMA_FILE, read_optima, record, write_optima
-from sjfbsbf.instance_io import write_instance
+from sjfbsbf.core.instance_io import write_instance
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,15 +19,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sjfbsbf.interference import Occupant, gavel_fitted, time_slicing
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.interference import Occupant
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.presets import gavel_fitted, time_slicing
 from sjfbsbf.policies import make_policy
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import HostTable
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
-from sjfbsbf.result import SimResult
-from sjfbsbf.simulator import simulate
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.result import SimResult
+from sjfbsbf.sim.simulator import simulate
+from sjfbsbf.sim.state import ClusterView
 
 STEP_VGG19 = 0.205 - 0.084
 STEP_A2C = 0.517

@@ -16,10 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from sjfbsbf.cli import app
-from sjfbsbf.errors import InstanceError, escape
-from sjfbsbf.instance_io import read_instance
-from sjfbsbf.jsonio import MAX_DEPTH, loads, read_json
-from sjfbsbf.model import MAX_TIME_S, Cluster, Instance, Job
+from sjfbsbf.core.errors import InstanceError, escape
+from sjfbsbf.core.instance_io import read_instance
+from sjfbsbf.core.jsonio import MAX_DEPTH, loads, read_json
+from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance, Job
 from sjfbsbf.workloads.gavel import load_gavel_trace, load_throughputs, throughputs_from_dict
 
 DATA = Path(__file__).parent / "data" / "bad_input"

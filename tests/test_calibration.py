@@ -11,21 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from sjfbsbf.calibration import (
+from sjfbsbf.core.catalog import GAVEL_CONTENTION_SCALES, GAVEL_FITTED_SCALES, ContentionScale
+from sjfbsbf.core.interference import ContentionModel, Occupant
+from sjfbsbf.core.presets import INTERFERENCE_PRESETS, gavel_fitted, make_interference, time_slicing
+from sjfbsbf.experiments.calibration import (
     PairObservation,
     catalog_occupant,
     fit_contention_scales,
     fit_metrics,
     gavel_observations,
-)
-from sjfbsbf.catalog import GAVEL_CONTENTION_SCALES, GAVEL_FITTED_SCALES, ContentionScale
-from sjfbsbf.interference import (
-    INTERFERENCE_PRESETS,
-    ContentionModel,
-    Occupant,
-    gavel_fitted,
-    make_interference,
-    time_slicing,
 )
 from sjfbsbf.workloads.gavel import MODEL_MAP, load_throughputs, throughputs_from_dict
 

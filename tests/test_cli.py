@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from sjfbsbf.cli import app
-from sjfbsbf.instance_io import instance_to_dict
-from sjfbsbf.model import Cluster
+from sjfbsbf.core.instance_io import instance_to_dict
+from sjfbsbf.core.model import Cluster
 from sjfbsbf.policies import policy_names
 from sjfbsbf.workloads import WorkloadSpec, generate
 
@@ -127,10 +127,10 @@ def test_simulate_writes_jobs_csv(small_instance: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("preset", ["gavel-fitted", "mps"])
 def test_simulate_interference_preset(small_instance: Path, tmp_path: Path, preset: str) -> None:
     """--interference NAME simulates exactly what simulate(..., make_interference(NAME)) does."""
-    from sjfbsbf.instance_io import read_instance
-    from sjfbsbf.interference import make_interference
+    from sjfbsbf.core.instance_io import read_instance
+    from sjfbsbf.core.presets import make_interference
     from sjfbsbf.policies import make_policy
-    from sjfbsbf.simulator import simulate
+    from sjfbsbf.sim.simulator import simulate
 
     out = tmp_path / "jobs.csv"
     args = ["simulate", str(small_instance), "-p", "sjf-ffs", "--jobs-csv", str(out)]
@@ -166,10 +166,10 @@ def test_measured_interference_missing_file_is_one_line(
 def test_measured_interference_states_its_fallback(small_instance: Path, tmp_path: Path) -> None:
     """The fallback line printed is the model's own summary (the duration-only job has no Gavel
     job type: ξ beside it is the fallback)."""
-    from sjfbsbf.instance_io import read_instance
-    from sjfbsbf.interference import make_interference
+    from sjfbsbf.core.instance_io import read_instance
+    from sjfbsbf.core.presets import make_interference
     from sjfbsbf.policies import make_policy
-    from sjfbsbf.simulator import simulate
+    from sjfbsbf.sim.simulator import simulate
 
     data = Path(__file__).resolve().parents[2] / "shared/data/gavel/simulation_throughputs.json"
     if not data.is_file():

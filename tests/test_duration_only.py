@@ -13,9 +13,9 @@ import math
 import pandas as pd
 import pytest
 
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy, policy_names
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.simulator import simulate
 
 #: (cluster, GPUs of the job, whether its placement must span nodes)
 PLACEMENTS = [

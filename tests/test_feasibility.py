@@ -1,8 +1,8 @@
 """The feasibility checker (DESIGN §2) fires on every kind of bad decision.
 
 Each case runs the real simulator with a test-only scripted policy that returns one bad decision
-at some tick; the simulator must raise :class:`~sjfbsbf.errors.FeasibilityError` from
-:func:`sjfbsbf.feasibility.check_decision`. A matching good decision is run too, so each test
+at some tick; the simulator must raise :class:`~sjfbsbf.core.errors.FeasibilityError` from
+:func:`sjfbsbf.sim.feasibility.check_decision`. A matching good decision is run too, so each test
 would fail if the checker rejected valid decisions or the script never reached the bad one.
 
 Memory used below: a duration-only job holds the generic 4.778 GB; ResNet-18 at its full batch
@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from sjfbsbf.decision import Decision, Start
-from sjfbsbf.errors import FeasibilityError
-from sjfbsbf.feasibility import check_decision
-from sjfbsbf.interference import time_slicing
-from sjfbsbf.model import Cluster, Instance, Job
-from sjfbsbf.simulator import simulate
-from sjfbsbf.state import ClusterView, SimState
+from sjfbsbf.core.errors import FeasibilityError
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.presets import time_slicing
+from sjfbsbf.sim.decision import Decision, Start
+from sjfbsbf.sim.feasibility import check_decision
+from sjfbsbf.sim.simulator import simulate
+from sjfbsbf.sim.state import ClusterView, SimState
 
 Script = Callable[[ClusterView], Decision]
 

@@ -24,16 +24,16 @@ from formulations.offline.heuristic import NON_PREEMPTIVE, run_heuristic
 from formulations.offline.preprocess import canonical_schedule
 from formulations.offline.suite import OPTIMA_FILE, Optimum, load_suite
 from formulations.result import SolveStatus
-from sjfbsbf.catalog import DEFAULT_BATCH, get_catalog
 from sjfbsbf.cli import app
-from sjfbsbf.compare import run_policies
-from sjfbsbf.errors import InstanceError
-from sjfbsbf.instance_io import write_instance
-from sjfbsbf.interference import time_slicing
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.catalog import DEFAULT_BATCH, get_catalog
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.instance_io import write_instance
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.presets import time_slicing
+from sjfbsbf.experiments.compare import run_policies
 from sjfbsbf.policies import make_policy, needs_options, policy_names
 from sjfbsbf.policies.planned import PlanError, Planned, PlannedStart
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.simulator import simulate
 
 DT = 60.0
 SUITE = Path(__file__).resolve().parent.parent / "instances"
@@ -504,7 +504,7 @@ def test_planned_rejects_a_malformed_plan() -> None:
 # -- layering and the command line ---------------------------------------------------------------
 def test_core_never_imports_solvers() -> None:
     code = (
-        "import sys, sjfbsbf, sjfbsbf.policies, sjfbsbf.simulator, sjfbsbf.cli; "
+        "import sys, sjfbsbf, sjfbsbf.policies, sjfbsbf.sim.simulator, sjfbsbf.cli; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('pulp', 'ortools', 'highspy')]; "
         "assert not bad, bad"
     )

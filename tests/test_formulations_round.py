@@ -32,11 +32,11 @@ from formulations.round import (
     violations,
 )
 from formulations.round.generate import random_round
-from sjfbsbf.interference import ContentionModel
-from sjfbsbf.model import Cluster, Instance
+from sjfbsbf.core.interference import ContentionModel
+from sjfbsbf.core.model import Cluster, Instance
 from sjfbsbf.policies import make_policy, policy_names
-from sjfbsbf.result import SimResult
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.result import SimResult
+from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.workloads.generators import WorkloadSpec, generate
 
 BACKENDS = [
@@ -243,7 +243,7 @@ def test_registered_and_sjfbsbf_stays_solver_free() -> None:
     assert "exact-round" in policy_names()
     assert isinstance(make_policy("exact-round"), formulations.SolverPolicy)
     code = (
-        "import sys, sjfbsbf, sjfbsbf.policies, sjfbsbf.simulator; "
+        "import sys, sjfbsbf, sjfbsbf.policies, sjfbsbf.sim.simulator; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('pulp', 'ortools', 'highspy')]; "
         "assert not bad, bad"
     )

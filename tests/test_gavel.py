@@ -11,17 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from sjfbsbf.catalog import get_catalog
-from sjfbsbf.errors import InstanceError
-from sjfbsbf.interference import ContentionModel, Interference, Occupant
-from sjfbsbf.interference_measured import MeasuredTableModel, gavel_occupant
-from sjfbsbf.interference_table import (
-    GavelThroughputs,
-    slowdown_statistics,
-    split_job_type,
-)
-from sjfbsbf.model import Cluster
-from sjfbsbf.perf import exclusive_duration
+from sjfbsbf.core.catalog import get_catalog
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.interference import ContentionModel, Interference, Occupant
+from sjfbsbf.core.interference_measured import MeasuredTableModel, gavel_occupant
+from sjfbsbf.core.interference_table import GavelThroughputs, slowdown_statistics, split_job_type
+from sjfbsbf.core.model import Cluster
+from sjfbsbf.core.perf import exclusive_duration
 from sjfbsbf.workloads.gavel import (
     MODEL_MAP,
     MODEL_MAP_REASONS,

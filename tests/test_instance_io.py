@@ -1,7 +1,7 @@
 """The instance JSON contract (DESIGN §5): valid files, malformed ones, round trips.
 
 Malformed files live in ``tests/data/bad_*.json``; each must raise
-:class:`~sjfbsbf.errors.InstanceError` naming the file (``.source``), the job (``.row``, the
+:class:`~sjfbsbf.core.errors.InstanceError` naming the file (``.source``), the job (``.row``, the
 job's id) and the field (``.field``), and its message must say all three.
 """
 
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from sjfbsbf.errors import InstanceError
-from sjfbsbf.instance_io import (
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.instance_io import (
     instance_from_dict,
     instance_to_dict,
     read_instance,
     write_instance,
 )
-from sjfbsbf.model import SCHEMA, Cluster, Instance, Job
+from sjfbsbf.core.model import SCHEMA, Cluster, Instance, Job
 from sjfbsbf.workloads import default_workload
 
 DATA = Path(__file__).parent / "data"

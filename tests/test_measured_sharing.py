@@ -16,23 +16,18 @@ import pytest
 import formulations  # noqa: F401  (registers exact-round)
 from formulations.offline.preprocess import preprocess
 from formulations.round.problem import RoundHost, RoundJob, RoundProblem
-from sjfbsbf.decision import Decision, Start
-from sjfbsbf.errors import FeasibilityError, InstanceError
-from sjfbsbf.instance_io import write_instance
-from sjfbsbf.interference import (
-    ContentionModel,
-    can_share,
-    gavel_fitted,
-    make_interference,
-    sharing_rule,
-)
-from sjfbsbf.interference_measured import MeasuredTableModel, gavel_occupant
-from sjfbsbf.interference_table import GavelThroughputs
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.errors import FeasibilityError, InstanceError
+from sjfbsbf.core.instance_io import write_instance
+from sjfbsbf.core.interference import ContentionModel, can_share, sharing_rule
+from sjfbsbf.core.interference_measured import MeasuredTableModel, gavel_occupant
+from sjfbsbf.core.interference_table import GavelThroughputs
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.presets import gavel_fitted, make_interference
+from sjfbsbf.experiments.sweep import RunSpec, execute
 from sjfbsbf.policies import make_policy
-from sjfbsbf.simulator import simulate
-from sjfbsbf.state import ClusterView
-from sjfbsbf.sweep import RunSpec, execute
+from sjfbsbf.sim.decision import Decision, Start
+from sjfbsbf.sim.simulator import simulate
+from sjfbsbf.sim.state import ClusterView
 from sjfbsbf.workloads import default_workload
 from sjfbsbf.workloads.gavel import CATALOG_ALIASES, throughputs_from_dict
 

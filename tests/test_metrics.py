@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.simulator import simulate
 
 
 def test_utilization_counts_release_ticks_and_stays_at_most_one() -> None:

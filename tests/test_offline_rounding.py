@@ -17,10 +17,11 @@ from formulations.offline import objective_tolerance, preprocess, replay, solve_
 from formulations.offline.brute import solve_brute
 from formulations.offline.heuristic import NON_PREEMPTIVE
 from formulations.result import SolveStatus
-from sjfbsbf.interference import Interference, make_interference
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.interference import Interference
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.presets import make_interference
 from sjfbsbf.policies import make_policy
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.simulator import simulate
 
 DT = 60.0
 #: Offsets from a whole slot: at it, within float noise, just above / below, clearly inside.

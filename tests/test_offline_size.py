@@ -11,7 +11,7 @@ import pytest
 
 from formulations.offline import preprocess, solve_offline
 from formulations.offline.size import ModelSize, ModelTooLarge, cells, check_size
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.model import Cluster, Instance, Job
 
 
 def _long_jobs(days: float) -> Instance:

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sjfbsbf.decision import Decision, Start
-from sjfbsbf.errors import SchedulingError
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.errors import SchedulingError
+from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy
 from sjfbsbf.policies.planned import Planned, PlannedStart
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.decision import Decision, Start
+from sjfbsbf.sim.simulator import simulate
 
 
 class BudgetExceeded(AssertionError):

@@ -22,11 +22,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sjfbsbf.catalog import DEFAULT_BATCH, get_catalog
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.catalog import DEFAULT_BATCH, get_catalog
+from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy, policy_names
-from sjfbsbf.result import SimResult
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.result import SimResult
+from sjfbsbf.sim.simulator import simulate
 
 CATALOG = get_catalog("default")
 POLICIES = policy_names(defaults_only=True)

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from sjfbsbf.catalog import generic_profile, get_catalog
-from sjfbsbf.decision import Decision, Start
-from sjfbsbf.interference import Occupant
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.catalog import generic_profile, get_catalog
+from sjfbsbf.core.interference import Occupant
+from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy
-from sjfbsbf.result import SimResult
-from sjfbsbf.simulator import simulate
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision, Start
+from sjfbsbf.sim.result import SimResult
+from sjfbsbf.sim.simulator import simulate
+from sjfbsbf.sim.state import ClusterView
 
 REL = 1e-12
 U_GENERIC = 0.8 * 0.9

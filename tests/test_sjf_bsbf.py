@@ -12,12 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sjfbsbf.interference import ContentionModel, mps
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.interference import ContentionModel
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.presets import mps
 from sjfbsbf.policies import SjfBsbf, make_policy
 from sjfbsbf.policies.benefit import pair_benefit
-from sjfbsbf.result import SimResult
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.result import SimResult
+from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.workloads.generators import WorkloadSpec, generate
 
 ONE_GPU = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=12.0)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sjfbsbf.errors import SweepRunsFailed
-from sjfbsbf.sweep import load_sweep, run_sweep
+from sjfbsbf.core.errors import SweepRunsFailed
+from sjfbsbf.experiments.sweep import load_sweep, run_sweep
 
 pytest.importorskip("ray")
 

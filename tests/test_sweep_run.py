@@ -17,11 +17,18 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from sjfbsbf import sweep_run, sweep_spec
+from sjfbsbf.experiments import sweep_run, sweep_spec
 from sjfbsbf.cli import app
-from sjfbsbf.errors import SweepError, SweepRunsFailed
-from sjfbsbf.instance_io import instance_to_dict
-from sjfbsbf.sweep import RUN_SCHEMA, collect, input_files, load_sweep, read_record, run_sweep
+from sjfbsbf.core.errors import SweepError, SweepRunsFailed
+from sjfbsbf.core.instance_io import instance_to_dict
+from sjfbsbf.experiments.sweep import (
+    RUN_SCHEMA,
+    collect,
+    input_files,
+    load_sweep,
+    read_record,
+    run_sweep,
+)
 from sjfbsbf.workloads import WorkloadSpec, generate
 
 runner = CliRunner()

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sjfbsbf.cli import app
-from sjfbsbf.errors import SweepError
-from sjfbsbf.sweep import RunSpec, Sweep, default_out_dir, load_sweep
+from sjfbsbf.core.errors import SweepError
+from sjfbsbf.experiments.sweep import RunSpec, Sweep, default_out_dir, load_sweep
 
 runner = CliRunner()
 

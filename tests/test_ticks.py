@@ -1,7 +1,7 @@
 """Tick arithmetic (docs/model.md §4): rounding times up to ticks, the bounds on ``dt``.
 
 The simulator rounds arrivals, finishes, planned starts and wake-ups up to ticks with
-:func:`sjfbsbf.ticks.tick_ceil`; it absorbs float noise (at most 1e-12 of the time, at most 1e-9
+:func:`sjfbsbf.sim.ticks.tick_ceil`; it absorbs float noise (at most 1e-12 of the time, at most 1e-9
 of a tick) and nothing more, so no job starts before it arrives and no GPU is released before its
 job finishes, however coarse the tick.
 """
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy, policy_names
-from sjfbsbf.simulator import simulate
-from sjfbsbf.ticks import IntervalClock, tick_ceil, tick_tolerance
+from sjfbsbf.sim.simulator import simulate
+from sjfbsbf.sim.ticks import IntervalClock, tick_ceil, tick_tolerance
 
 POLICIES = policy_names(defaults_only=True)
 

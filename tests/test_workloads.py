@@ -7,9 +7,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from sjfbsbf.catalog import DEFAULT_BATCH, TESTBED, get_catalog
-from sjfbsbf.model import Cluster, Instance, Job
-from sjfbsbf.perf import exclusive_duration
+from sjfbsbf.core.catalog import DEFAULT_BATCH, TESTBED, get_catalog
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.perf import exclusive_duration
 from sjfbsbf.workloads import PHILLY_GPU_MIX, default_workload
 from sjfbsbf.workloads import testbed_workload as make_testbed  # not collected as a test
 

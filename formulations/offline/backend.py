@@ -8,7 +8,7 @@ from typing import Any
 from formulations.offline.preprocess import OfflineData
 from formulations.result import SolveStatus
 from sjfbsbf.policies.planned import PlannedStart, Schedule
-from sjfbsbf.ticks import tick_ceil
+from sjfbsbf.sim.ticks import tick_ceil
 
 
 @dataclass(frozen=True)

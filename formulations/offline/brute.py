@@ -20,16 +20,17 @@ from itertools import combinations, product
 
 from formulations.offline.replay import interval_for
 from formulations.result import SolveResult, SolveStatus
-from sjfbsbf.catalog import generic_profile, get_catalog
-from sjfbsbf.errors import FeasibilityError
-from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.interference import Interference, time_slicing
-from sjfbsbf.model import Instance
-from sjfbsbf.perf import exclusive_duration, memory_gb, micro_batch_options
+from sjfbsbf.core.catalog import generic_profile, get_catalog
+from sjfbsbf.core.errors import FeasibilityError
+from sjfbsbf.core.interference import Interference
+from sjfbsbf.core.model import Instance
+from sjfbsbf.core.perf import exclusive_duration, memory_gb, micro_batch_options
+from sjfbsbf.core.presets import time_slicing
 from sjfbsbf.policies import make_policy
 from sjfbsbf.policies.planned import PlanError, Planned, PlannedStart, Schedule
-from sjfbsbf.simulator import SchedulingError, simulate
-from sjfbsbf.ticks import tick_ceil
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.sim.simulator import SchedulingError, simulate
+from sjfbsbf.sim.ticks import tick_ceil
 
 #: Refuse to enumerate more combinations than this.
 MAX_COMBINATIONS = 200_000

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sjfbsbf.catalog import DEFAULT_BATCH, get_catalog
-from sjfbsbf.model import Cluster, Instance, Job
+from sjfbsbf.core.catalog import DEFAULT_BATCH, get_catalog
+from sjfbsbf.core.model import Cluster, Instance, Job
 
 #: Slot length of the suite (s).
 DT = 60.0

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from formulations.offline.replay import interval_for
-from sjfbsbf.decision import Decision
-from sjfbsbf.interference import Interference
-from sjfbsbf.model import Instance
+from sjfbsbf.core.interference import Interference
+from sjfbsbf.core.model import Instance
 from sjfbsbf.policies import make_policy
-from sjfbsbf.policies.base import Policy
 from sjfbsbf.policies.planned import PlannedStart, Schedule, as_schedule
-from sjfbsbf.simulator import simulate
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.policy import Policy
+from sjfbsbf.sim.simulator import simulate
+from sjfbsbf.sim.state import ClusterView
 
 #: The non-preemptive policies whose schedules the offline model's decision space contains.
 NON_PREEMPTIVE = ("fifo", "sjf", "sjf-ffs", "sjf-bsbf")

@@ -32,13 +32,15 @@ from itertools import combinations, pairwise
 
 from formulations.offline.heuristic import HeuristicRun, best_heuristic
 from formulations.offline.size import MAX_MODEL_CELLS, ModelSize, check_size
-from sjfbsbf.catalog import generic_profile, get_catalog
-from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.interference import Interference, Occupant, can_share, occupant, time_slicing
-from sjfbsbf.model import Instance, Job
-from sjfbsbf.perf import ModelProfile, exclusive_duration, memory_gb, micro_batch_options
+from sjfbsbf.core.catalog import generic_profile, get_catalog
+from sjfbsbf.core.interference import Interference, Occupant, can_share, occupant
+from sjfbsbf.core.model import Instance, Job
+from sjfbsbf.core.perf import exclusive_duration, memory_gb, micro_batch_options
+from sjfbsbf.core.presets import time_slicing
+from sjfbsbf.core.profile import ModelProfile
 from sjfbsbf.policies.planned import PlannedStart, Schedule
-from sjfbsbf.ticks import tick_ceil
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.sim.ticks import tick_ceil
 
 #: Work units one full slot brings a job alone at its full batch (L).
 WORK_UNITS_PER_SLOT = 100_000

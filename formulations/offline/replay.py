@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from sjfbsbf.interference import Interference
-from sjfbsbf.model import Instance
+from sjfbsbf.core.interference import Interference
+from sjfbsbf.core.model import Instance
 from sjfbsbf.policies.planned import Planned, Schedule
-from sjfbsbf.result import SimResult
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.result import SimResult
+from sjfbsbf.sim.simulator import simulate
 
 #: Decision interval of the simulator's default (s); offline runs use max(this, dt).
 POLICY_INTERVAL_S = 60.0
@@ -36,7 +36,7 @@ def replay(
     ------
     sjfbsbf.policies.planned.PlanError
         If a planned start is infeasible at its tick.
-    sjfbsbf.errors.FeasibilityError
+    sjfbsbf.core.errors.FeasibilityError
         If the feasibility checker rejects a decision.
     """
     return simulate(

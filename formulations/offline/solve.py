@@ -23,11 +23,12 @@ from formulations.offline.preprocess import OfflineData, preprocess
 from formulations.offline.replay import replay
 from formulations.offline.size import MAX_MODEL_CELLS
 from formulations.result import SolveResult, SolveStatus
-from sjfbsbf.errors import FeasibilityError
-from sjfbsbf.interference import Interference, time_slicing
-from sjfbsbf.model import Instance
+from sjfbsbf.core.errors import FeasibilityError
+from sjfbsbf.core.interference import Interference
+from sjfbsbf.core.model import Instance
+from sjfbsbf.core.presets import time_slicing
 from sjfbsbf.policies.planned import PlanError, Schedule
-from sjfbsbf.simulator import SchedulingError
+from sjfbsbf.sim.simulator import SchedulingError
 
 #: Backends of :func:`solve_offline`.
 SOLVERS = ("cpsat", "milp", "brute")

@@ -3,36 +3,28 @@
 ``instances/optima.json`` records, per instance file, the offline optimum a solver proved (or
 the best schedule it found, with its status): the solver's objective and bound, the simulator's
 re-score of the schedule (``replayed_avg_jct``, the value gaps are measured against), the
-backend and its settings, the runtime and the slot length ``dt``. :func:`gap_table` simulates
-policies at that ``dt`` and divides by the recorded optimum.
+backend and its settings, the runtime and the slot length ``dt``. The gaps of policies to
+these optima are computed in :mod:`sjfbsbf.experiments.gap`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from formulations.offline.replay import interval_for
 from formulations.result import SolveResult
-from sjfbsbf.atomic import write_text_atomic
-from sjfbsbf.compare import run_policies
-from sjfbsbf.instance_io import read_instance
-from sjfbsbf.model import Instance
+from sjfbsbf.core.atomic import write_text_atomic
+from sjfbsbf.core.instance_io import read_instance
+from sjfbsbf.core.model import Instance
 from sjfbsbf.policies.planned import PlannedStart, Schedule
 
 #: Version tag of the optima file.
 OPTIMA_SCHEMA = "sjfbsbf.optima/1"
 #: File name of the recorded optima inside a suite directory.
 OPTIMA_FILE = "optima.json"
-#: Policies ``sjfbsbf gap`` and ``sjfbsbf solve`` compare with the optimum.
-GAP_POLICIES = ("fifo", "sjf", "srtf", "tiresias", "sjf-ffs", "sjf-bsbf")
 
 
 @dataclass(frozen=True)
@@ -162,38 +154,3 @@ def load_suite(suite: str | os.PathLike[str]) -> list[tuple[Optimum, Instance]]:
     directory = Path(suite)
     optima = read_optima(directory / OPTIMA_FILE)
     return [(opt, read_instance(directory / opt.file)) for _, opt in sorted(optima.items())]
-
-
-def gap_table(
-    entries: Iterable[tuple[Optimum, Instance]],
-    policies: Sequence[str] = GAP_POLICIES,
-) -> pd.DataFrame:
-    """Average JCT ÷ optimum − 1 per instance (rows) and policy (columns).
-
-    Each policy is simulated at the instance's recorded ``dt``. Instances without a proven
-    optimum get NaN gaps (their status is in the ``status`` column).
-    """
-    rows = []
-    for optimum, instance in entries:
-        row: dict[str, Any] = {"instance": optimum.name, "status": optimum.status}
-        reference = optimum.replayed_avg_jct
-        row["optimum"] = reference
-        results = run_policies(
-            instance, list(policies), dt=optimum.dt, interval=interval_for(optimum.dt)
-        )
-        for name, result in zip(policies, results, strict=True):
-            if optimum.proven and reference:
-                row[name] = result.avg_jct / reference - 1.0
-            else:
-                row[name] = math.nan
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("instance")
-
-
-def gap_summary(table: pd.DataFrame, policies: Sequence[str] = GAP_POLICIES) -> pd.DataFrame:
-    """Mean and max gap per policy over the proven instances (rows ``mean``, ``max``)."""
-    proven = table[table["status"] == "optimal"]
-    return pd.DataFrame(
-        {name: [proven[name].mean(), proven[name].max()] for name in policies},
-        index=["mean", "max"],
-    )

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from formulations.round.problem import RoundHost, RoundJob, RoundProblem, fits
-from sjfbsbf.interference import can_share
+from sjfbsbf.core.interference import can_share
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.state import ClusterView
 
 
 def round_problem(

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
 
 #: (job id, accumulation factor s, host id): a key of the benefit table.
 PairKey = tuple[int, int, int]

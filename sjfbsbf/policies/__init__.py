@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sjfbsbf.policies.base import Policy
 from sjfbsbf.policies.fifo import Fifo
 from sjfbsbf.policies.planned import Planned, PlannedStart
 from sjfbsbf.policies.sjf import Sjf
@@ -18,6 +17,7 @@ from sjfbsbf.policies.sjf_bsbf import SjfBsbf
 from sjfbsbf.policies.sjf_ffs import SjfFfs
 from sjfbsbf.policies.srtf import Srtf
 from sjfbsbf.policies.tiresias import Tiresias
+from sjfbsbf.sim.policy import Policy
 
 PolicyFactory = Callable[..., Policy]
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sjfbsbf.decision import Start
-from sjfbsbf.interference import ContentionModel, Occupant
-from sjfbsbf.state import ClusterView
+from sjfbsbf.core.interference import ContentionModel, Occupant
+from sjfbsbf.sim.decision import Start
+from sjfbsbf.sim.state import ClusterView
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +43,8 @@ class HostTable:
     """The host candidates of :meth:`Board.hosts` as parallel arrays (for vectorised estimates).
 
     ``sensitivity`` and ``pressure`` are the hosts' values under the simulator's interference
-    model when it is a :class:`~sjfbsbf.interference.ContentionModel` (read through
-    :meth:`~sjfbsbf.interference.ContentionModel.sensitivity` and ``pressure``), NaN otherwise.
+    model when it is a :class:`~sjfbsbf.core.interference.ContentionModel` (read through
+    :meth:`~sjfbsbf.core.interference.ContentionModel.sensitivity` and ``pressure``), NaN otherwise.
     """
 
     ids: np.ndarray

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sjfbsbf.decision import Decision, Start
-from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision, Start
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.sim.state import ClusterView
 
 #: Two times closer than this (s) are the same tick.
 TIME_TOLERANCE_S = 1e-6

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sjfbsbf.decision import Decision, Start
 from sjfbsbf.policies.placement import place_on_free, take
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision, Start
+from sjfbsbf.sim.state import ClusterView
 
 
 def preemptive_decision(view: ClusterView, ranked: list[int]) -> Decision:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sjfbsbf.decision import Decision, Start
 from sjfbsbf.policies.placement import place_on_free, take
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision, Start
+from sjfbsbf.sim.state import ClusterView
 
 
 def sjf_order(view: ClusterView) -> list[int]:

@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from sjfbsbf.decision import Decision
-from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.interference import ContentionModel, Occupant, sharing_rule
+from sjfbsbf.core.interference import ContentionModel, Occupant, sharing_rule
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board, HostInfo, HostTable
 from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.sjf import sjf_order
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.sim.state import ClusterView
 
 
 @dataclass(frozen=True, slots=True)

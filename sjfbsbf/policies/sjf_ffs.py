@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from sjfbsbf.decision import Decision
-from sjfbsbf.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.interference import sharing_rule
+from sjfbsbf.core.interference import sharing_rule
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.sjf import sjf_order
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.sim.state import ClusterView
 
 
 class SjfFfs:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sjfbsbf.decision import Decision
 from sjfbsbf.policies.priority import preemptive_decision
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.state import ClusterView
 
 
 class Srtf:
     """Preemptive SRTF: rank running and pending jobs by remaining exclusive time, then id.
 
-    Remaining time is :meth:`~sjfbsbf.state.ClusterView.remaining_exclusive` at the full batch
+    Remaining time is :meth:`~sjfbsbf.sim.state.ClusterView.remaining_exclusive` at the full batch
     on the fewest nodes (a property of the job, not of where it runs now, as sjf's order), plus
     the restart overhead still to pay: what is left of it for a running job, the whole of it (as
     the simulator charges it) for a preempted waiting job (docs/model.md §5).

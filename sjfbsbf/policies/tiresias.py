@@ -10,9 +10,9 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from sjfbsbf.decision import Decision
 from sjfbsbf.policies.priority import preemptive_decision
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.state import ClusterView
 
 
 class Tiresias:

@@ -4,9 +4,9 @@ Data (public, MIT; see ``../shared/data/README.md``): Gavel's
 ``scheduler/simulation_throughputs.json`` and ``scheduler/traces/msr/seed=0/*.trace``.
 
 * :func:`load_throughputs` reads the throughput table into an immutable
-  :class:`~sjfbsbf.interference_table.GavelThroughputs` (which flags the 80 suspicious V100
-  entries; see :mod:`sjfbsbf.interference_table`).
-* :func:`load_gavel_trace` turns a trace into an :class:`~sjfbsbf.model.Instance`;
+  :class:`~sjfbsbf.core.interference_table.GavelThroughputs` (which flags the 80 suspicious V100
+  entries; see :mod:`sjfbsbf.core.interference_table`).
+* :func:`load_gavel_trace` turns a trace into an :class:`~sjfbsbf.core.model.Instance`;
   :func:`load_gavel_trace_report` also returns a :class:`LoadReport` (capped jobs, GPU counts
   whose throughput was extrapolated, offered load).
 * :func:`slice_trace` keeps the first N jobs and/or a window of arrivals, re-based to 0.
@@ -43,13 +43,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from sjfbsbf.catalog import DEFAULT_BATCH, get_catalog
-from sjfbsbf.errors import InstanceError
-from sjfbsbf.interference_table import GavelThroughputs, split_job_type
-from sjfbsbf.jsonio import read_text
-from sjfbsbf.model import Cluster, Instance, Job
-from sjfbsbf.perf import exclusive_duration
-from sjfbsbf.workloads.gavel_table import load_throughputs, throughputs_from_dict
+from sjfbsbf.core.catalog import DEFAULT_BATCH, get_catalog
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.gavel_table import (
+    CATALOG_ALIASES,
+    MODEL_MAP,
+    MODEL_MAP_REASONS,
+    load_throughputs,
+    throughputs_from_dict,
+)
+from sjfbsbf.core.interference_table import GavelThroughputs, split_job_type
+from sjfbsbf.core.jsonio import read_text
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.perf import exclusive_duration
 from sjfbsbf.workloads.transform import slice_trace
 
 __all__ = [
@@ -77,45 +83,6 @@ TRACE_FIELDS = (
     "total_steps",
     "arrival_time_s",
     "num_gpus",
-)
-
-#: Gavel job family -> default-catalog model used by ``mode="catalog"``. Reasons: MODEL_MAP_REASONS.
-MODEL_MAP: Mapping[str, str] = MappingProxyType(
-    {
-        "ResNet-18": "resnet18",
-        "ResNet-50": "vgg19",
-        "A3C": "a2c",
-        "LM": "gpt2",
-        "Transformer": "bert",
-        "CycleGAN": "vgg16",
-        "Recommendation": "shufflenet_v2",
-    }
-)
-
-#: One-line reason for each :data:`MODEL_MAP` choice (V100 medians from Gavel's pair table).
-MODEL_MAP_REASONS: Mapping[str, str] = MappingProxyType(
-    {
-        "ResNet-18": "same architecture (Gavel trains it on CIFAR-10, the catalog on ImageNet).",
-        "ResNet-50": "heavy ImageNet CNN: Gavel's strongest aggressor (median ξ it causes 2.7 on "
-        "V100) and most often out of memory, so the catalog's full-contention ImageNet CNN "
-        "rather than the lighter resnet18.",
-        "A3C": "same family: on-policy actor-critic reinforcement learning on Atari.",
-        "LM": "language model on WikiText-2 (Gavel: LSTM), like the catalog's GPT-2; both memory "
-        "heavy.",
-        "Transformer": "Transformer (Gavel: translation on Multi30k); BERT is the catalog's "
-        "Transformer.",
-        "CycleGAN": "convolutional image-to-image model, full contention (median ξ it causes "
-        "1.7 on V100), so the CNN VGG16.",
-        "Recommendation": "light, non-convolutional model pressing moderately on co-runners "
-        "(median ξ it causes 1.6 on V100, 1.4 on P100): the catalog's light model ShuffleNet-v2 "
-        "(DQN/A2C would be lighter still).",
-    }
-)
-
-#: Default-catalog model -> Gavel family, for ``MeasuredTableModel(aliases=...)`` on catalog
-#: jobs: the inverse of :data:`MODEL_MAP`, plus DQN -> A3C (the other Atari RL workload).
-CATALOG_ALIASES: Mapping[str, str] = MappingProxyType(
-    {**{model: family for family, model in MODEL_MAP.items()}, "dqn": "A3C"}
 )
 
 Mode = Literal["duration", "catalog"]
@@ -212,7 +179,7 @@ def read_gavel_trace(path: str | os.PathLike[str]) -> tuple[GavelTraceRow, ...]:
     InstanceError
         Naming the file, the line (``row="line <n>"``, 1-based) and the field: missing or extra
         column, non-numeric field, non-positive steps, negative arrival, GPU count < 1, an
-        empty file, or a file that is not UTF-8 text (see :func:`sjfbsbf.jsonio.read_text`).
+        empty file, or a file that is not UTF-8 text (see :func:`sjfbsbf.core.jsonio.read_text`).
     """
     source = str(path)
     text = read_text(path)
@@ -395,7 +362,8 @@ _COLUMN_OF = {
 
 
 def _job(source: str, row: GavelTraceRow, *args: Any, **kwargs: Any) -> Job:
-    """A :class:`Job`; its errors (e.g. a limit of :mod:`sjfbsbf.model`) name file, line, column."""
+    """A :class:`Job`; its errors (e.g. a limit of :mod:`sjfbsbf.core.model`) name file, line,
+    column."""
     try:
         return Job(*args, **kwargs)
     except InstanceError as exc:
@@ -415,7 +383,7 @@ def load_gavel_trace(
     arrival_scale: float = 1.0,
     mode: Mode = "duration",
 ) -> Instance:
-    """Read a Gavel/Philly trace as an :class:`~sjfbsbf.model.Instance`.
+    """Read a Gavel/Philly trace as an :class:`~sjfbsbf.core.model.Instance`.
 
     See the module docstring for durations, the GPU-count rule and the two modes; use
     :func:`load_gavel_trace_report` to see how many jobs were capped or extrapolated.

@@ -11,9 +11,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from sjfbsbf.catalog import DEFAULT_BATCH, get_catalog
-from sjfbsbf.model import Cluster, Instance, Job
-from sjfbsbf.perf import exclusive_duration
+from sjfbsbf.core.catalog import DEFAULT_BATCH, get_catalog
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.perf import exclusive_duration
 
 #: Philly-like GPU demand mix used by the authors' group.
 PHILLY_GPU_MIX: Mapping[int, float] = MappingProxyType(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sjfbsbf.model import Instance
+from sjfbsbf.core.model import Instance
 
 
 def slice_trace(

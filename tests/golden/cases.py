@@ -44,7 +44,7 @@ def _table(result: Any, **keys: Any) -> pd.DataFrame:
 
 def _policies(instance: Any, names: tuple[str, ...], **sim: Any) -> Iterator[pd.DataFrame]:
     from sjfbsbf.policies import make_policy
-    from sjfbsbf.simulator import simulate
+    from sjfbsbf.sim.simulator import simulate
 
     for name in names:
         yield _table(simulate(instance, make_policy(name), **sim), policy=name)
@@ -59,7 +59,7 @@ def default_workload() -> Iterator[pd.DataFrame]:
 
 def gavel_fitted_dt7() -> Iterator[pd.DataFrame]:
     """Seed 1, 80 jobs, the asymmetric preset, a tick that does not divide the interval."""
-    from sjfbsbf.interference import make_interference
+    from sjfbsbf.core.presets import make_interference
     from sjfbsbf.workloads.generators import default_workload as make
 
     preset = make_interference("gavel-fitted")
@@ -76,7 +76,7 @@ def testbed() -> Iterator[pd.DataFrame]:
 def sjf_bsbf_options() -> Iterator[pd.DataFrame]:
     """sjf-bsbf's options that change decisions, on the default workload."""
     from sjfbsbf.policies import make_policy
-    from sjfbsbf.simulator import simulate
+    from sjfbsbf.sim.simulator import simulate
     from sjfbsbf.workloads.generators import default_workload as make
 
     instance = make(0)
@@ -94,7 +94,7 @@ def exact_round() -> Iterator[pd.DataFrame]:
     """exact-round (CP-SAT, 1 worker, seed 0) and (HiGHS) on 30 jobs of the default workload."""
     import formulations  # noqa: F401  (registers exact-round)
     from sjfbsbf.policies import make_policy
-    from sjfbsbf.simulator import simulate
+    from sjfbsbf.sim.simulator import simulate
     from sjfbsbf.workloads.generators import default_workload as make
 
     instance = make(3, n_jobs=30)

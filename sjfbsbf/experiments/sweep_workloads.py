@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from sjfbsbf.instance_io import read_instance
-from sjfbsbf.interference_measured import DEFAULT_THROUGHPUTS
-from sjfbsbf.model import MAX_GPU_MEM_GB, MAX_GPUS_PER_NODE, MAX_NODES, Cluster, Instance
+from sjfbsbf.core.instance_io import read_instance
+from sjfbsbf.core.interference_measured import DEFAULT_THROUGHPUTS
+from sjfbsbf.core.model import MAX_GPU_MEM_GB, MAX_GPUS_PER_NODE, MAX_NODES, Cluster, Instance
 from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
 from sjfbsbf.workloads.generators import (
     TESTBED_SHAPES,

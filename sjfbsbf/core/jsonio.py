@@ -2,8 +2,8 @@
 
 Every input file (instances, Gavel's throughput table, traces, sweep files) goes through
 :func:`read_text`; JSON files through :func:`read_json`. What they refuse, each with one
-:class:`~sjfbsbf.errors.InstanceError` naming the file and, where there is one, the line and the
-key:
+:class:`~sjfbsbf.core.errors.InstanceError` naming the file and, where there is one, the line
+and the key:
 
 * binary files (a NUL byte; UTF-16/32 byte-order marks) and text that is not UTF-8, with the
   byte offset;
@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sjfbsbf.errors import InstanceError
+from sjfbsbf.core.errors import InstanceError
 
 #: Deepest nesting of JSON arrays and objects accepted (an instance file needs 3).
 MAX_DEPTH = 64

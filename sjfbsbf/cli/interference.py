@@ -1,6 +1,6 @@
 """The ``--interference`` and ``--throughputs`` options of ``sjfbsbf simulate`` and ``compare``.
 
-A preset name of :data:`sjfbsbf.interference.INTERFERENCE_PRESETS` (docs/model.md §3, §8);
+A preset name of :data:`sjfbsbf.core.presets.INTERFERENCE_PRESETS` (docs/model.md §3, §8);
 without ``--interference`` the simulator's default (time slicing) is used, unchanged.
 """
 
@@ -37,7 +37,7 @@ ThroughputsOption = Annotated[
 
 def interference_options(name: str | None, throughputs: Path | None) -> dict[str, Any]:
     """``{"interference": model}`` for a preset name given (empty: the simulator's default)."""
-    from sjfbsbf.interference import DATA_PRESETS, INTERFERENCE_PRESETS, make_interference
+    from sjfbsbf.core.presets import DATA_PRESETS, INTERFERENCE_PRESETS, make_interference
 
     if name is None:
         if throughputs is not None:

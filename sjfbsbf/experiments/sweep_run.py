@@ -5,7 +5,7 @@
   A rerun skips the runs whose record is valid and ``ok``; it runs again the failed ones and
   those whose record is missing, truncated or corrupt (with a warning naming the file).
 * A run that raises does not stop the others; :func:`run_sweep` writes the tables of the runs
-  that succeeded, then raises :class:`~sjfbsbf.errors.SweepRunsFailed`.
+  that succeeded, then raises :class:`~sjfbsbf.core.errors.SweepRunsFailed`.
 * SIGINT and SIGTERM stop the sweep's worker processes before the sweep exits (workers ignore
   SIGINT and, on Linux, die with the main process even when it is killed with SIGKILL).
   Finished runs are on disk as soon as they finish, so a rerun loses nothing finished.
@@ -30,15 +30,15 @@ from typing import Any
 
 import pandas as pd
 
-from sjfbsbf.atomic import atomic_path, write_text_atomic
-from sjfbsbf.errors import InstanceError, Interrupted, SweepError, SweepRunsFailed, escape
-from sjfbsbf.interference import make_interference
-from sjfbsbf.jsonio import read_json
-from sjfbsbf.metrics import METRIC_LABELS
+from sjfbsbf.core.atomic import atomic_path, write_text_atomic
+from sjfbsbf.core.errors import InstanceError, Interrupted, SweepError, SweepRunsFailed, escape
+from sjfbsbf.core.jsonio import read_json
+from sjfbsbf.core.presets import make_interference
+from sjfbsbf.experiments.sweep_spec import RunSpec, Sweep
+from sjfbsbf.experiments.sweep_workloads import build_instance
 from sjfbsbf.policies import make_policy
-from sjfbsbf.simulator import simulate
-from sjfbsbf.sweep_spec import RunSpec, Sweep
-from sjfbsbf.sweep_workloads import build_instance
+from sjfbsbf.sim.metrics import METRIC_LABELS
+from sjfbsbf.sim.simulator import simulate
 
 #: Schema tag of a run record.
 RUN_SCHEMA = "sjfbsbf.sweep-run/1"
@@ -174,7 +174,7 @@ def run_sweep(
     Parameters
     ----------
     sweep
-        The sweep (:func:`~sjfbsbf.sweep_spec.load_sweep`).
+        The sweep (:func:`~sjfbsbf.experiments.sweep_spec.load_sweep`).
     out_dir
         Output directory: ``runs/`` (one record per run), ``results.parquet``, ``results.csv``,
         ``manifest.json``.

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sjfbsbf.metrics import compute_metrics
-from sjfbsbf.state import SimState
+from sjfbsbf.sim.metrics import compute_metrics
+from sjfbsbf.sim.state import SimState
 
 #: Columns of the per-job table, in order.
 JOB_COLUMNS = (
@@ -47,7 +47,7 @@ class SimResult:
     segments
         Constant-rate progress segments: ``job_id, start, end, s_per_step`` (``None`` if not kept).
     metrics
-        See :func:`sjfbsbf.metrics.compute_metrics`.
+        See :func:`sjfbsbf.sim.metrics.compute_metrics`.
     stats
         The policy's own decision statistics.
     params

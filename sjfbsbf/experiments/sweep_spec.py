@@ -23,14 +23,11 @@ from importlib import util
 from pathlib import Path
 from typing import Any
 
-from sjfbsbf.errors import InstanceError, SweepError
-from sjfbsbf.interference import DATA_PRESETS, INTERFERENCE_PRESETS
-from sjfbsbf.interference_measured import DEFAULT_THROUGHPUTS
-from sjfbsbf.jsonio import read_text
-from sjfbsbf.policies import policy_factory
-from sjfbsbf.policies.options import OptionError, check_options
-from sjfbsbf.simulator import check_sim_parameters, simulate
-from sjfbsbf.sweep_workloads import (
+from sjfbsbf.core.errors import InstanceError, SweepError
+from sjfbsbf.core.interference_measured import DEFAULT_THROUGHPUTS
+from sjfbsbf.core.jsonio import read_text
+from sjfbsbf.core.presets import DATA_PRESETS, INTERFERENCE_PRESETS
+from sjfbsbf.experiments.sweep_workloads import (
     WORKLOAD_PARAMS,
     Param,
     ParamError,
@@ -39,11 +36,14 @@ from sjfbsbf.sweep_workloads import (
     number,
     text,
 )
+from sjfbsbf.policies import policy_factory
+from sjfbsbf.policies.options import OptionError, check_options
+from sjfbsbf.sim.simulator import check_sim_parameters, simulate
 
 _TOP_KEYS = ("name", "description", "seeds", "workloads", "sim", "variants")
 _VARIANT_KEYS = ("label", "policy", "options", "sim")
 _DEFAULTS = inspect.signature(simulate).parameters
-#: The ``[sim]`` keys: options of :func:`~sjfbsbf.simulator.simulate` (defaults filled in).
+#: The ``[sim]`` keys: options of :func:`~sjfbsbf.sim.simulator.simulate` (defaults filled in).
 SIM_PARAMS: Mapping[str, Param] = {
     "dt": Param(number(), default=float(_DEFAULTS["dt"].default)),
     "interval": Param(number(), default=float(_DEFAULTS["interval"].default)),

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from sjfbsbf.atomic import atomic_path
-from sjfbsbf.metrics import METRIC_LABELS
-from sjfbsbf.result import SimResult
+from sjfbsbf.core.atomic import atomic_path
+from sjfbsbf.sim.metrics import METRIC_LABELS
+from sjfbsbf.sim.result import SimResult
 
 #: Metrics that are fractions in [0, 1] (shown as percentages).
 FRACTION_METRICS = frozenset({"gpu_utilization", "shared_gpu_time_share"})
@@ -32,7 +32,8 @@ def compare_table(results: Sequence[SimResult]) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Index ``policy`` (the result's policy name); columns the metric keys of
-        :data:`sjfbsbf.metrics.METRIC_LABELS` in that order (avg / p50 / p95 / p99 JCT, makespan,
+        :data:`sjfbsbf.sim.metrics.METRIC_LABELS` in that order (avg / p50 / p95 / p99 JCT,
+        makespan,
         average queueing delay in seconds; GPU utilisation and shared GPU-time share as
         fractions), followed by any further metric a result carries.
 

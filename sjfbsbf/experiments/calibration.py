@@ -1,10 +1,10 @@
 """Fit per-model contention scales to Gavel's measured single-GPU pairs (docs/model.md §3).
 
-The ``gavel-fitted`` interference preset is a :class:`~sjfbsbf.interference.ContentionModel`
+The ``gavel-fitted`` interference preset is a :class:`~sjfbsbf.core.interference.ContentionModel`
 with per-model scales, ``ξ_a = (1 + ε)(1 + κ · S_a · shape_a · P_b · shape_b)``, where
 ``shape = b / (b + B/4)`` (``util(b) / u_max``). This module computes those scales from the
-table; the numbers are then embedded in :data:`sjfbsbf.catalog.GAVEL_FITTED_SCALES` (the toolkit
-works without the data) and a test re-fits them from the data.
+table; the numbers are then embedded in :data:`sjfbsbf.core.catalog.GAVEL_FITTED_SCALES` (the
+toolkit works without the data) and a test re-fits them from the data.
 
 Choices (each stated in docs/model.md §3):
 
@@ -12,7 +12,7 @@ Choices (each stated in docs/model.md §3):
   one with the heavier measured tail. Pairs measured out of memory are left out (they say
   nothing about slowdowns), and so are the suspicious pairs (either direction reports a
   co-located throughput exactly equal to solo), as in
-  :func:`~sjfbsbf.interference_table.slowdown_statistics`. An unordered pair of two different
+  :func:`~sjfbsbf.core.interference_table.slowdown_statistics`. An unordered pair of two different
   job types gives two observations (ξ_a, ξ_b), a self-pair one.
 * **Job type → occupant.** A Gavel family is the catalog model of
   :data:`~sjfbsbf.workloads.gavel.MODEL_MAP`. Every Gavel job type is a job running at its own
@@ -38,16 +38,16 @@ from typing import Any, Literal
 import numpy as np
 from scipy.optimize import least_squares
 
-from sjfbsbf.catalog import DEFAULT_BATCH, ContentionScale, get_catalog
-from sjfbsbf.interference import (
+from sjfbsbf.core.catalog import DEFAULT_BATCH, ContentionScale, get_catalog
+from sjfbsbf.core.interference import (
     ContentionModel,
     Interference,
     Occupant,
     contention_shape,
     occupant,
 )
-from sjfbsbf.interference_table import GavelThroughputs, split_job_type
-from sjfbsbf.model import Job
+from sjfbsbf.core.interference_table import GavelThroughputs, split_job_type
+from sjfbsbf.core.model import Job
 
 #: κ and ε of the fit: the time-slicing preset's.
 FIT_KAPPA = 1.5

@@ -13,14 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from sjfbsbf.cli import (
-    _describe,
-    _fail,
-    _sim_options,
-    _stdout,
-    app,
-)
-from sjfbsbf.errors import InstanceError
+from sjfbsbf.cli.common import app, describe, fail, sim_options, stdout
+from sjfbsbf.core.errors import InstanceError
 
 
 @app.command()
@@ -51,14 +45,14 @@ def sweep(
     from rich.console import Console
     from rich.progress import Progress
 
-    from sjfbsbf.errors import SweepRunsFailed, escape
-    from sjfbsbf.sweep import default_out_dir, load_sweep, run_sweep
+    from sjfbsbf.core.errors import SweepRunsFailed, escape
+    from sjfbsbf.experiments.sweep import default_out_dir, load_sweep, run_sweep
 
     if backend not in ("local", "ray"):
         raise typer.BadParameter("must be 'local' or 'ray'", param_hint="'--backend'")
     definition = load_sweep(experiment)
     target = out if out is not None else default_out_dir(definition)
-    console = _stdout()
+    console = stdout()
     console.print(
         f"sweep {definition.name}: {len(definition.runs)} runs -> {target}",
         markup=False,
@@ -135,20 +129,20 @@ def solve(
 
     # Slots coarser than the 60 s decision interval are allowed: offline runs decide every
     # max(60 s, dt) (docs/formulations.md §2.1).
-    _sim_options(dt, interval_for(dt), None)
+    sim_options(dt, interval_for(dt), None)
     if not (math.isfinite(time_limit) and time_limit > 0):
         raise typer.BadParameter(
             "must be a positive number of seconds", param_hint="'--time-limit'"
         )
-    from sjfbsbf.compare import run_policies
-    from sjfbsbf.instance_io import read_instance
+    from sjfbsbf.core.instance_io import read_instance
+    from sjfbsbf.experiments.compare import run_policies
 
     instance = read_instance(instance_path)
     from formulations.offline import solve_offline
-    from formulations.offline.suite import GAP_POLICIES
+    from sjfbsbf.experiments.gap import GAP_POLICIES
 
-    console = _stdout()
-    console.print(_describe(instance, str(instance_path)) + f"; dt {dt:g} s, solver {solver}")
+    console = stdout()
+    console.print(describe(instance, str(instance_path)) + f"; dt {dt:g} s, solver {solver}")
     from formulations.offline.size import MAX_MODEL_CELLS, ModelTooLarge
 
     try:
@@ -236,20 +230,15 @@ def gap(
     ] = Path("instances"),
 ) -> None:
     """Per instance and policy: average JCT ÷ recorded offline optimum − 1, with a summary."""
-    from formulations.offline.suite import (
-        GAP_POLICIES,
-        OPTIMA_FILE,
-        gap_summary,
-        gap_table,
-        load_suite,
-    )
+    from formulations.offline.suite import OPTIMA_FILE, load_suite
+    from sjfbsbf.experiments.gap import GAP_POLICIES, gap_summary, gap_table
 
     if not (suite / OPTIMA_FILE).is_file():
-        _fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)
+        fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)
     try:
         entries = load_suite(suite)
     except ValueError as exc:
-        _fail(str(exc), 1)
+        fail(str(exc), 1)
     table = gap_table(entries)
     summary = gap_summary(table)
     from rich.table import Table
@@ -274,7 +263,7 @@ def gap(
     out.add_section()
     for stat in summary.index:
         out.add_row(stat, "", *(pct(float(summary.loc[stat, p])) for p in GAP_POLICIES))
-    console = _stdout()
+    console = stdout()
     console.print(out)
     proven = int((table["status"] == "optimal").sum())
     console.print(f"[dim]{proven} of {len(table)} instances with a proven optimum[/dim]")

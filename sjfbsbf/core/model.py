@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from sjfbsbf.errors import InstanceError
+from sjfbsbf.core.catalog import generic_profile, get_catalog
+from sjfbsbf.core.errors import InstanceError
 
 #: Version tag of the instance JSON contract.
 SCHEMA = "sjfbsbf.instance/1"
@@ -165,7 +166,7 @@ class Instance:
     jobs
         The jobs, stored sorted by (arrival, id).
     catalog
-        Name of the performance catalog (see :mod:`sjfbsbf.catalog`).
+        Name of the performance catalog (see :mod:`sjfbsbf.core.catalog`).
     name
         Optional human-readable name.
     """
@@ -177,9 +178,6 @@ class Instance:
     _by_id: dict[int, int] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        # Local import: the catalog module depends on perf, which depends on this module.
-        from sjfbsbf.catalog import generic_profile, get_catalog
-
         jobs = tuple(sorted(self.jobs, key=lambda j: (j.arrival, j.id)))
         object.__setattr__(self, "jobs", jobs)
         if not jobs:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from sjfbsbf.decision import Decision
-from sjfbsbf.state import ClusterView
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.state import ClusterView
 
 
 @runtime_checkable
 class Policy(Protocol):
     """A scheduling policy.
 
-    A policy reads a :class:`~sjfbsbf.state.ClusterView` and returns a
-    :class:`~sjfbsbf.decision.Decision`; it never mutates simulator state. A policy object is
+    A policy reads a :class:`~sjfbsbf.sim.state.ClusterView` and returns a
+    :class:`~sjfbsbf.sim.decision.Decision`; it never mutates simulator state. A policy object is
     made fresh for every simulation (it may keep its own bookkeeping between decisions).
 
     Attributes

@@ -17,19 +17,19 @@ A sweep file looks like::
     policy = "sjf-bsbf"
     options = { wait_aware = false }
 
-The whole file is checked before anything runs (:mod:`sjfbsbf.sweep_spec`): unknown keys at
-every level, unknown policies and options, wrong types, empty lists, duplicate seeds, labels or
-runs are one :class:`~sjfbsbf.errors.SweepError` naming the file and the key.
+The whole file is checked before anything runs (:mod:`sjfbsbf.experiments.sweep_spec`):
+unknown keys at every level, unknown policies and options, wrong types, empty lists, duplicate
+seeds, labels or runs are one :class:`~sjfbsbf.core.errors.SweepError` naming the file and the key.
 
 Every run is identified by a key that hashes everything that determines its result, the content
 of the files it reads and the code included, but not its label. Each run ends as
 ``runs/<key>.json`` (``ok`` with its row, or ``failed`` with its error), written at once and
 atomically, so a killed sweep loses nothing finished and a rerun skips what is done and retries
 what failed; ``results.parquet`` (and ``results.csv``) and ``manifest.json`` are rewritten at the
-end from the records of the current file's keys (:mod:`sjfbsbf.sweep_run`).
+end from the records of the current file's keys (:mod:`sjfbsbf.experiments.sweep_run`).
 
-This module gathers the public names of :mod:`sjfbsbf.sweep_spec`,
-:mod:`sjfbsbf.sweep_workloads` and :mod:`sjfbsbf.sweep_run`.
+This module gathers the public names of :mod:`sjfbsbf.experiments.sweep_spec`,
+:mod:`sjfbsbf.experiments.sweep_workloads` and :mod:`sjfbsbf.experiments.sweep_run`.
 """
 
 from __future__ import annotations
@@ -37,10 +37,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sjfbsbf.errors import SweepError
-from sjfbsbf.sweep_run import RUN_SCHEMA, attempt, collect, execute, read_record, run_sweep
-from sjfbsbf.sweep_spec import SIM_PARAMS, RunSpec, Sweep, code_version, load_sweep
-from sjfbsbf.sweep_workloads import (
+from sjfbsbf.core.errors import SweepError
+from sjfbsbf.experiments.sweep_run import (
+    RUN_SCHEMA,
+    attempt,
+    collect,
+    execute,
+    read_record,
+    run_sweep,
+)
+from sjfbsbf.experiments.sweep_spec import SIM_PARAMS, RunSpec, Sweep, code_version, load_sweep
+from sjfbsbf.experiments.sweep_workloads import (
     DEFAULT_THROUGHPUTS,
     WORKLOAD_PARAMS,
     WORKLOADS,

@@ -1,9 +1,10 @@
-"""Gavel's measured throughput table: parse ``simulation_throughputs.json`` (I/O only).
+"""Gavel's measured throughput table: parse ``simulation_throughputs.json``; Gavel's job families
+and the default catalog's models that stand for them (:data:`MODEL_MAP`, :data:`CATALOG_ALIASES`).
 
 Keys are Python tuple strings (``"('ResNet-50 (batch size 64)', 1)"``, parsed with
 ``ast.literal_eval``); the result is an immutable
-:class:`~sjfbsbf.interference_table.GavelThroughputs`. Bad input raises
-:class:`~sjfbsbf.errors.InstanceError` naming the file, the entry and the field.
+:class:`~sjfbsbf.core.interference_table.GavelThroughputs`. Bad input raises
+:class:`~sjfbsbf.core.errors.InstanceError` naming the file, the entry and the field.
 """
 
 from __future__ import annotations
@@ -11,11 +12,52 @@ from __future__ import annotations
 import ast
 import math
 import os
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
-from sjfbsbf.errors import InstanceError
-from sjfbsbf.interference_table import GavelThroughputs
-from sjfbsbf.jsonio import read_json
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.interference_table import GavelThroughputs
+from sjfbsbf.core.jsonio import read_json
+
+#: Gavel job family -> default-catalog model used by ``mode="catalog"``. Reasons: MODEL_MAP_REASONS.
+MODEL_MAP: Mapping[str, str] = MappingProxyType(
+    {
+        "ResNet-18": "resnet18",
+        "ResNet-50": "vgg19",
+        "A3C": "a2c",
+        "LM": "gpt2",
+        "Transformer": "bert",
+        "CycleGAN": "vgg16",
+        "Recommendation": "shufflenet_v2",
+    }
+)
+
+#: One-line reason for each :data:`MODEL_MAP` choice (V100 medians from Gavel's pair table).
+MODEL_MAP_REASONS: Mapping[str, str] = MappingProxyType(
+    {
+        "ResNet-18": "same architecture (Gavel trains it on CIFAR-10, the catalog on ImageNet).",
+        "ResNet-50": "heavy ImageNet CNN: Gavel's strongest aggressor (median ξ it causes 2.7 on "
+        "V100) and most often out of memory, so the catalog's full-contention ImageNet CNN "
+        "rather than the lighter resnet18.",
+        "A3C": "same family: on-policy actor-critic reinforcement learning on Atari.",
+        "LM": "language model on WikiText-2 (Gavel: LSTM), like the catalog's GPT-2; both memory "
+        "heavy.",
+        "Transformer": "Transformer (Gavel: translation on Multi30k); BERT is the catalog's "
+        "Transformer.",
+        "CycleGAN": "convolutional image-to-image model, full contention (median ξ it causes "
+        "1.7 on V100), so the CNN VGG16.",
+        "Recommendation": "light, non-convolutional model pressing moderately on co-runners "
+        "(median ξ it causes 1.6 on V100, 1.4 on P100): the catalog's light model ShuffleNet-v2 "
+        "(DQN/A2C would be lighter still).",
+    }
+)
+
+#: Default-catalog model -> Gavel family, for ``MeasuredTableModel(aliases=...)`` on catalog
+#: jobs: the inverse of :data:`MODEL_MAP`, plus DQN -> A3C (the other Atari RL workload).
+CATALOG_ALIASES: Mapping[str, str] = MappingProxyType(
+    {**{model: family for family, model in MODEL_MAP.items()}, "dqn": "A3C"}
+)
 
 
 def _parse_key(text: str, source: str, where: str) -> tuple[str, int]:

@@ -11,8 +11,8 @@ finished. During a stall the watchdog counts the decisions the policy is respons
 Empty decisions the simulator takes on its own (interval boundaries while jobs wait) are not
 counted: they are bounded by simulated time, and a policy that waits on an idle cluster until a
 planned start (``planned``) must not be stopped. When the count exceeds :func:`stall_limit`
-(100 + 10 × jobs) the run stops with :class:`~sjfbsbf.errors.SchedulingError` naming the policy,
-the time span and the jobs the counted decisions touched.
+(100 + 10 × jobs) the run stops with :class:`~sjfbsbf.core.errors.SchedulingError` naming the
+policy, the time span and the jobs the counted decisions touched.
 
 Why it ends every run: each reset is a job arrival or completion (finitely many) or at least one
 tick of useful work by some job (finite total work, positive rates), and between resets at most
@@ -28,8 +28,8 @@ Cost: O(1) per decision plus the size of the decision.
 
 from __future__ import annotations
 
-from sjfbsbf.decision import Decision
-from sjfbsbf.errors import SchedulingError
+from sjfbsbf.core.errors import SchedulingError
+from sjfbsbf.sim.decision import Decision
 
 #: Counted decisions allowed in one stall: STALL_BASE + STALL_PER_JOB × number of jobs.
 STALL_BASE = 100

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sjfbsbf.model import Instance
+from sjfbsbf.core.model import Instance
 from sjfbsbf.policies import make_policy
-from sjfbsbf.result import SimResult
-from sjfbsbf.simulator import simulate
+from sjfbsbf.sim.result import SimResult
+from sjfbsbf.sim.simulator import simulate
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: ``progress(policy, finished_jobs, total_jobs)``; called with 0 finished when a policy starts.
 PolicyProgress = Callable[[str, int, int], None]
@@ -33,7 +36,7 @@ def run_policies(
     progress
         Optional callback ``progress(policy, finished, total)``.
     **options
-        Passed to :func:`sjfbsbf.simulator.simulate` (``dt``, ``interval``,
+        Passed to :func:`sjfbsbf.sim.simulator.simulate` (``dt``, ``interval``,
         ``restart_overhead``, ``interference``, ...).
 
     Returns
@@ -55,3 +58,34 @@ def run_policies(
             callback = partial(progress, name)
         results.append(simulate(instance, policy, progress=callback, **options))
     return results
+
+
+def compare(
+    instance: Instance,
+    policies: Sequence[str] | None = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """Simulate policies on one instance and tabulate their metrics (``sjfbsbf compare``).
+
+    Parameters
+    ----------
+    instance
+        The problem.
+    policies
+        Registry names, in order (default: every policy that runs on an instance alone,
+        :func:`sjfbsbf.policies.policy_names`).
+    **options
+        Passed to :func:`sjfbsbf.sim.simulator.simulate` (``dt``, ``interval``,
+        ``restart_overhead``, ``interference``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per policy (index ``policy``), the metrics of
+        :func:`sjfbsbf.experiments.report.compare_table` as columns.
+    """
+    from sjfbsbf.experiments.report import compare_table
+    from sjfbsbf.policies import policy_names
+
+    names = list(policy_names() if policies is None else policies)
+    return compare_table(run_policies(instance, names, **options))

@@ -1,6 +1,6 @@
 """Measured interference: Gavel's co-location table as an interference model (docs/model.md §8).
 
-* :class:`MeasuredTableModel` implements the :class:`~sjfbsbf.interference.Interference`
+* :class:`MeasuredTableModel` implements the :class:`~sjfbsbf.core.interference.Interference`
   protocol: the slowdown of a job next to another is the measured ``solo / co-located``
   throughput ratio of their single-GPU pair. It also implements the optional sharing rule
   (:meth:`MeasuredTableModel.can_share`, docs/model.md §3): a pair measured ``[0, 0]`` (out of
@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from sjfbsbf.errors import InstanceError
-from sjfbsbf.interference import Interference, Occupant
-from sjfbsbf.interference_table import (
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.gavel_table import CATALOG_ALIASES, load_throughputs
+from sjfbsbf.core.interference import Interference, Occupant
+from sjfbsbf.core.interference_table import (
     GavelThroughputs,
     job_type_key,
     slowdown_statistics,
@@ -66,7 +67,7 @@ class MeasuredTableModel:
     **Fallback.** When a job type is unknown (e.g. the ``"generic"`` profile of duration-only
     jobs), the pair was not measured, or it is suspicious (and :attr:`include_suspicious` is
     false), :meth:`slowdown` returns :attr:`fallback`: a number, or another
-    :class:`~sjfbsbf.interference.Interference` model to delegate to; by default (``None``) the
+    :class:`~sjfbsbf.core.interference.Interference` model to delegate to; by default (``None``) the
     median measured slowdown of :attr:`gpu_type` (:func:`slowdown_statistics`, suspicious pairs
     excluded). Every ordered pair that used the fallback is recorded
     (:meth:`fallback_pairs`, :meth:`fallback_summary`). :meth:`fits` is ``True`` for pairs it
@@ -229,8 +230,6 @@ class MeasuredTableModel:
 
 @functools.lru_cache(maxsize=4)
 def _table(path: str) -> GavelThroughputs:
-    from sjfbsbf.workloads.gavel_table import load_throughputs
-
     return load_throughputs(path)
 
 
@@ -252,8 +251,6 @@ def gavel_measured(throughputs: str | os.PathLike[str] | None = None) -> Measure
     InstanceError
         If the file is missing or malformed (one line naming it).
     """
-    from sjfbsbf.workloads.gavel import CATALOG_ALIASES
-
     path = str(DEFAULT_THROUGHPUTS if throughputs is None else throughputs)
     if not Path(path).is_file():
         raise InstanceError(

@@ -1,6 +1,6 @@
 """The one feasibility checker, run on every decision (DESIGN §2).
 
-It raises :class:`~sjfbsbf.errors.FeasibilityError` on: an unknown, not-arrived, finished or
+It raises :class:`~sjfbsbf.core.errors.FeasibilityError` on: an unknown, not-arrived, finished or
 already-running job started; a job started twice; a wrong GPU count or repeated / unknown GPU ids;
 a GPU holding more than two jobs; GPU memory overflow; an accumulation factor (at a start or a
 retune) that changes the global batch (b * s != B or b not an allowed micro-batch); a
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import math
 
-from sjfbsbf.decision import Decision
-from sjfbsbf.errors import FeasibilityError
-from sjfbsbf.interference import sharing_rule
-from sjfbsbf.state import ClusterView
+from sjfbsbf.core.errors import FeasibilityError
+from sjfbsbf.core.interference import sharing_rule
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.state import ClusterView
 
 #: Memory slack (GB) tolerated for float rounding when checking capacity.
 MEMORY_TOLERANCE_GB = 1e-9

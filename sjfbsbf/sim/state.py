@@ -12,18 +12,19 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sjfbsbf.catalog import generic_profile, get_catalog
-from sjfbsbf.interference import Interference, Occupant, occupant
-from sjfbsbf.model import Cluster, Instance, Job
-from sjfbsbf.perf import ModelProfile, exclusive_duration, memory_gb, micro_batch_options, work
-from sjfbsbf.perf import step_time as solo_step_time
-from sjfbsbf.ticks import tick_ceil as tick_ceil  # re-exported for older imports
+from sjfbsbf.core.catalog import generic_profile, get_catalog
+from sjfbsbf.core.interference import Interference, Occupant, occupant
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.perf import exclusive_duration, memory_gb, micro_batch_options, work
+from sjfbsbf.core.perf import step_time as solo_step_time
+from sjfbsbf.core.profile import ModelProfile
+from sjfbsbf.sim.ticks import tick_ceil as tick_ceil  # re-exported for older imports
 
 FUTURE, PENDING, RUNNING, FINISHED = 0, 1, 2, 3
 
 
 class SimState:
-    """Everything the simulator tracks. Mutated only by :mod:`sjfbsbf.simulator`."""
+    """Everything the simulator tracks. Mutated only by :mod:`sjfbsbf.sim.simulator`."""
 
     def __init__(
         self, instance: Instance, interference: Interference, restart_overhead: float = 0.0

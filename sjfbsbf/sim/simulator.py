@@ -5,7 +5,7 @@ k·dt). At a tick the simulator frees the GPUs of jobs that finished during the 
 admits arrivals, and, when something changed (an arrival, a completion, the end of a restart
 overhead, a wake-up the policy asked for) or the tick is the first at or after a multiple of
 ``interval`` while jobs wait, asks the policy for a decision, checks it with
-:func:`~sjfbsbf.feasibility.check_decision` and applies it. Rates are set at tick boundaries and
+:func:`~sjfbsbf.sim.feasibility.check_decision` and applies it. Rates are set at tick boundaries and
 stay constant until the next processed tick; ticks where nothing can change are skipped, so the
 cost grows with events, not with simulated seconds. Completion times are exact inside a tick.
 """
@@ -16,16 +16,17 @@ import heapq
 import math
 from collections.abc import Callable
 
-from sjfbsbf.decision import Decision
-from sjfbsbf.errors import SchedulingError
-from sjfbsbf.feasibility import check_decision
-from sjfbsbf.interference import Interference, time_slicing
-from sjfbsbf.model import Instance
-from sjfbsbf.policies.base import Policy
-from sjfbsbf.result import SimResult, build_result
-from sjfbsbf.state import FINISHED, PENDING, RUNNING, ClusterView, SimState
-from sjfbsbf.ticks import DEFAULT_INTERVAL, IntervalClock, tick_ceil
-from sjfbsbf.watchdog import ProgressWatchdog, stall_limit
+from sjfbsbf.core.errors import SchedulingError
+from sjfbsbf.core.interference import Interference
+from sjfbsbf.core.model import Instance
+from sjfbsbf.core.presets import time_slicing
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.feasibility import check_decision
+from sjfbsbf.sim.policy import Policy
+from sjfbsbf.sim.result import SimResult, build_result
+from sjfbsbf.sim.state import FINISHED, PENDING, RUNNING, ClusterView, SimState
+from sjfbsbf.sim.ticks import DEFAULT_INTERVAL, IntervalClock, tick_ceil
+from sjfbsbf.sim.watchdog import ProgressWatchdog, stall_limit
 
 __all__ = ["DEFAULT_RESTART_OVERHEAD", "SchedulingError", "check_sim_parameters", "simulate"]
 

@@ -12,7 +12,7 @@ iteration on RTX A6000, memory) plus the stated assumptions of ``docs/model.md``
 
 It also holds the per-model contention scales of the ``gavel-fitted`` interference preset
 (:data:`GAVEL_CONTENTION_SCALES`, docs/model.md §3), fitted on Gavel's measured V100 pairs by
-:mod:`sjfbsbf.calibration` and embedded here so the toolkit works without the data.
+:mod:`sjfbsbf.experiments.calibration` and embedded here so the toolkit works without the data.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from sjfbsbf.perf import ModelProfile
+from sjfbsbf.core.profile import ModelProfile
 
 #: Share of the 1-GPU step spent as fixed per-micro-batch overhead.
 ALPHA_SHARE = 0.09

@@ -6,9 +6,10 @@ immutable object, :class:`GavelThroughputs`, and computes
 
 * :func:`slowdown_statistics`, the summary quoted in docs/model.md §8.
 
-The interference model built on it, :class:`~sjfbsbf.interference_measured.MeasuredTableModel`,
-is in :mod:`sjfbsbf.interference_measured`; :mod:`sjfbsbf.calibration` fits the ``gavel-fitted``
-contention scales to it.
+The interference model built on it,
+:class:`~sjfbsbf.core.interference_measured.MeasuredTableModel`, is in
+:mod:`sjfbsbf.core.interference_measured`; :mod:`sjfbsbf.experiments.calibration` fits the
+``gavel-fitted`` contention scales to it.
 
 Facts of the table and the choices made here:
 
@@ -16,7 +17,7 @@ Facts of the table and the choices made here:
   or a bare family (``"A3C"``, ``"CycleGAN"``) measured at one batch size only.
 * Only single-GPU pairs were measured. Every 2-, 4- and 8-GPU pair is ``[0, 0]`` and is not kept.
   A multi-GPU job uses the single-GPU slowdown of its model pair on each GPU (docs/model.md
-  §8), which is what an :class:`~sjfbsbf.interference.Occupant` (one GPU's view of a job) asks
+  §8), which is what an :class:`~sjfbsbf.core.interference.Occupant` (one GPU's view of a job) asks
   for anyway.
 * ``[0, 0]`` for a single-GPU pair means the pair did not fit (out of memory).
 * **Suspicious entries.** On V100, 80 (victim, other) entries report a co-located throughput of

@@ -19,10 +19,10 @@ import json
 import os
 from typing import Any
 
-from sjfbsbf.atomic import write_text_atomic
-from sjfbsbf.errors import InstanceError
-from sjfbsbf.jsonio import read_json
-from sjfbsbf.model import SCHEMA, Cluster, Instance, Job
+from sjfbsbf.core.atomic import write_text_atomic
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.jsonio import read_json
+from sjfbsbf.core.model import SCHEMA, Cluster, Instance, Job
 
 _TOP_KEYS = {"schema", "cluster", "catalog", "jobs", "name"}
 _TOP_REQUIRED = {"schema", "cluster", "jobs"}
@@ -135,7 +135,7 @@ def read_instance(path: str | os.PathLike[str]) -> Instance:
     Raises
     ------
     InstanceError
-        If the file is missing, not UTF-8 JSON (see :mod:`sjfbsbf.jsonio`: binary, too deep,
+        If the file is missing, not UTF-8 JSON (see :mod:`sjfbsbf.core.jsonio`: binary, too deep,
         duplicate keys, non-finite numbers, lone surrogates), or violates the contract (naming
         the file, the job or line, and the field).
     """

@@ -1,0 +1,11 @@
+"""The ``sjfbsbf`` command line (entry point ``sjfbsbf = sjfbsbf.cli:app``).
+
+Importing this package registers every command on :data:`app`: :mod:`sjfbsbf.cli.run`
+(``simulate``, ``compare``, ``policies``) and :mod:`sjfbsbf.cli.research` (``sweep``, ``solve``,
+``gap``). Start-up stays light: heavy packages are imported inside the commands.
+"""
+
+from sjfbsbf.cli import research, run
+from sjfbsbf.cli.common import app
+
+__all__ = ["app", "research", "run"]

@@ -1,0 +1,261 @@
+"""The ``sjfbsbf`` command group and what its commands share: options, one-line failures, output.
+
+The commands are in :mod:`sjfbsbf.cli.run` (``simulate``, ``compare``, ``policies``) and
+:mod:`sjfbsbf.cli.research` (``sweep``, ``solve``, ``gap``); importing :mod:`sjfbsbf.cli`
+registers them all on :data:`app`.
+
+Every expected failure (a missing or malformed instance file, an unknown policy, a bad option
+value, an unwritable output path) ends as exactly one line on stderr and a non-zero exit code:
+2 for usage errors, 1 for bad data or files. One wrapper, :class:`_Cli`, does that for every
+command. Unexpected exceptions (bugs) keep their traceback.
+
+Start-up stays light: the simulator, pandas and matplotlib are imported inside the commands that
+need them, and solver packages (``formulations``: PuLP, OR-Tools) only inside solver commands.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+from sjfbsbf.core.errors import InstanceError, Interrupted, SweepError, SweepRunsFailed, escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from sjfbsbf.core.model import Instance
+    from sjfbsbf.experiments.compare import PolicyProgress
+
+#: Exit code for bad data or files (usage errors exit with 2, as in click).
+EXIT_DATA_ERROR = 1
+#: Console width when output is not a terminal (so tables are never cropped in files and logs).
+_PIPE_WIDTH = 160
+
+
+class _Cli(TyperGroup):
+    """The command group; turns every expected failure into one line on stderr.
+
+    Typer's own handling prints usage errors as a multi-line panel; here the group runs
+    non-standalone and reports each failure itself. Both the console script and
+    :class:`typer.testing.CliRunner` go through :meth:`main`.
+    """
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command line; on an expected failure print one line and exit non-zero."""
+        try:
+            value = super().main(
+                args=args,
+                prog_name=prog_name,
+                complete_var=complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
+        except typer.TyperException as exc:  # click's errors: typer 0.29 vendors click on it
+            context = getattr(exc, "ctx", None)  # set on usage errors
+            if context is not None:
+                where = context.command_path
+                line = f"{where}: error: {exc.format_message()} (see '{where} --help')"
+            else:
+                line = f"sjfbsbf: error: {exc.format_message()}"
+            fail(line, exc.exit_code)
+        except (InstanceError, SweepError, SweepRunsFailed) as exc:
+            fail(f"sjfbsbf: error: {exc}", EXIT_DATA_ERROR)
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename is not None else ""
+            fail(f"sjfbsbf: error: {where}{exc.strerror or exc}", EXIT_DATA_ERROR)
+        except (typer.Abort, KeyboardInterrupt):
+            fail("sjfbsbf: interrupted", 130)
+        except Interrupted as exc:  # SIGTERM during a sweep, after its workers were stopped
+            fail(f"sjfbsbf: interrupted (signal {exc.signum})", 128 + exc.signum)
+        if not standalone_mode:
+            return value
+        sys.exit(value if isinstance(value, int) else 0)
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print ``message`` as one line on stderr (non-printables escaped); exit with ``code``."""
+    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    sys.stderr.write(escape(line) + "\n")
+    sys.stderr.flush()
+    sys.exit(code)
+
+
+app = typer.Typer(
+    cls=_Cli,
+    name="sjfbsbf",
+    help="Simulate and compare schedulers of deep-learning training jobs on shared GPU clusters.",
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"sjfbsbf {version('sjfbsbf')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Simulate and compare schedulers of deep-learning training jobs on shared GPU clusters."""
+
+
+# -- shared options ------------------------------------------------------------------------------
+DtOption = Annotated[
+    float | None,
+    typer.Option("--dt", metavar="S", help="Tick length in seconds.", show_default="1"),
+]
+IntervalOption = Annotated[
+    float | None,
+    typer.Option(
+        "--interval",
+        metavar="S",
+        help="The policy is also asked every S seconds while jobs wait.",
+        show_default="60",
+    ),
+]
+RestartOption = Annotated[
+    float | None,
+    typer.Option(
+        "--restart-overhead",
+        metavar="S",
+        help="Seconds without progress after a preempted job resumes.",
+        show_default="30",
+    ),
+]
+
+
+def sim_options(
+    dt: float | None, interval: float | None, restart_overhead: float | None
+) -> dict[str, float]:
+    """Check the simulation options; keep those given (the simulator has the defaults).
+
+    ``--dt`` must also be at most ``--interval`` (60 s unless given; docs/model.md §4).
+    """
+    options: dict[str, float] = {}
+    for name, value, positive in (
+        ("dt", dt, True),
+        ("interval", interval, True),
+        ("restart-overhead", restart_overhead, False),
+    ):
+        if value is None:
+            continue
+        if not math.isfinite(value) or value < 0 or (positive and value == 0):
+            bound = "positive" if positive else "non-negative"
+            raise typer.BadParameter(
+                f"must be a {bound} number of seconds, got {value}", param_hint=f"'--{name}'"
+            )
+        options[name.replace("-", "_")] = value
+    from sjfbsbf.sim.ticks import DEFAULT_INTERVAL
+
+    limit = DEFAULT_INTERVAL if interval is None else interval
+    if dt is not None and dt > limit:
+        raise typer.BadParameter(
+            f"must be at most the decision interval ({limit:g} s), got {dt:g}",
+            param_hint="'--dt'",
+        )
+    return options
+
+
+def check_policies(names: list[str], option: str) -> list[str]:
+    """Fail unless every name is a registered policy."""
+    from sjfbsbf.policies import needs_options, policy_names
+
+    registered = policy_names()
+    for name in names:
+        if needs_options(name):
+            raise typer.BadParameter(
+                f"policy {name!r} replays a given schedule and cannot run on an instance alone "
+                "(from Python: make_policy('planned', schedule=...); `sjfbsbf solve` replays "
+                "its optimum)",
+                param_hint=f"'{option}'",
+            )
+        if name not in registered:
+            raise typer.BadParameter(
+                f"unknown policy {name!r} (registered: {', '.join(registered)})",
+                param_hint=f"'{option}'",
+            )
+    return names
+
+
+def stdout() -> Console:
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = max(console.width, _PIPE_WIDTH)
+    return console
+
+
+@contextmanager
+def progress_bar() -> Iterator[PolicyProgress | None]:
+    """A per-policy progress bar over finished jobs on stderr (only on a terminal; transient)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    columns = (
+        TextColumn("{task.description:>12}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("jobs"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(policy: str, finished: int, total: int) -> None:
+            if policy not in tasks:
+                tasks[policy] = bar.add_task(policy, total=total)
+            bar.update(tasks[policy], completed=finished)
+
+        yield update
+
+
+def describe(instance: Instance, source: str) -> str:
+    from rich.markup import escape
+
+    cluster = instance.cluster
+    name = escape(instance.name or source)
+    return (
+        f"[bold]{name}[/bold]: {instance.num_jobs} jobs on {cluster.nodes} × "
+        f"{cluster.gpus_per_node} GPUs ({cluster.gpu_mem_gb:g} GB each)"
+    )
+
+
+# -- commands ------------------------------------------------------------------------------------

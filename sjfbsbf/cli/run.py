@@ -1,0 +1,271 @@
+"""``sjfbsbf simulate``, ``compare`` and ``policies``: run policies on one instance and report."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import typer
+
+from sjfbsbf.cli.interference import (
+    InterferenceOption,
+    ThroughputsOption,
+    interference_options,
+    print_fallbacks,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.table import Table
+
+    from sjfbsbf.core.model import Instance
+    from sjfbsbf.sim.result import SimResult
+
+from sjfbsbf.cli.common import (
+    DtOption,
+    IntervalOption,
+    RestartOption,
+    app,
+    check_policies,
+    describe,
+    progress_bar,
+    sim_options,
+    stdout,
+)
+
+
+@app.command()
+def simulate(
+    instance_path: Annotated[
+        Path,
+        typer.Argument(
+            metavar="INSTANCE.json",
+            help="Instance file (schema sjfbsbf.instance/1).",
+            show_default=False,
+        ),
+    ],
+    policy: Annotated[
+        str,
+        typer.Option(
+            "--policy", "-p", help="Policy name (see 'sjfbsbf policies').", show_default=False
+        ),
+    ],
+    dt: DtOption = None,
+    interval: IntervalOption = None,
+    restart_overhead: RestartOption = None,
+    interference: InterferenceOption = None,
+    throughputs: ThroughputsOption = None,
+    jobs_csv: Annotated[
+        Path | None,
+        typer.Option(
+            "--jobs-csv",
+            metavar="OUT.csv",
+            help="Write the per-job table (job_id, arrival, start, finish, jct, gpus, shared_s, "
+            "sub_batch, ...) as CSV.",
+        ),
+    ] = None,
+) -> None:
+    """Run one policy on an instance file and print its metrics."""
+    options: dict[str, Any] = dict(sim_options(dt, interval, restart_overhead))
+    check_policies([policy], "--policy")
+    from sjfbsbf.core.instance_io import read_instance
+    from sjfbsbf.experiments.compare import run_policies
+
+    instance = read_instance(instance_path)
+    options.update(interference_options(interference, throughputs))
+    if jobs_csv is not None:
+        jobs_csv.parent.mkdir(parents=True, exist_ok=True)  # fail early on an unusable path
+    console = stdout()
+    console.print(describe(instance, str(instance_path)) + f"; policy {policy}")
+    started = time.perf_counter()
+    with progress_bar() as progress:
+        (result,) = run_policies(instance, [policy], progress=progress, **options)
+    elapsed = time.perf_counter() - started
+    console.print(_metrics_table(result))
+    console.print(
+        f"[dim]{result.params['decisions']} decisions, {result.params['ticks_processed']} ticks "
+        f"processed, {elapsed:.2f} s[/dim]"
+    )
+    print_fallbacks(console, options)
+    if jobs_csv is not None:
+        from sjfbsbf.core.atomic import write_text_atomic
+
+        write_text_atomic(jobs_csv, result.jobs.to_csv(index=False))
+        console.print(f"wrote {jobs_csv} ({len(result.jobs)} jobs)", markup=False, soft_wrap=True)
+
+
+@app.command()
+def compare(
+    instance_path: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="INSTANCE.json",
+            help="Instance file; without it, the embedded default workload (200 jobs, 32 GPUs).",
+            show_default=False,
+        ),
+    ] = None,
+    policies: Annotated[
+        str | None,
+        typer.Option(
+            "--policies",
+            metavar="A,B,...",
+            help="Comma-separated policy names.",
+            show_default="all registered",
+        ),
+    ] = None,
+    out: Annotated[
+        Path,
+        typer.Option("--out", metavar="DIR", help="Directory for compare.png and compare.csv."),
+    ] = Path("out"),
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            min=0,
+            metavar="N",
+            help="Seed of the default workload (only without INSTANCE.json).",
+            show_default="0",
+        ),
+    ] = None,
+    dt: DtOption = None,
+    interval: IntervalOption = None,
+    restart_overhead: RestartOption = None,
+    interference: InterferenceOption = None,
+    throughputs: ThroughputsOption = None,
+) -> None:
+    """Run several policies on one instance; print a table, write DIR/compare.png and .csv."""
+    options: dict[str, Any] = dict(sim_options(dt, interval, restart_overhead))
+    from sjfbsbf.policies import policy_names
+
+    if policies is None:
+        names = policy_names(defaults_only=True)
+    else:
+        names = list(dict.fromkeys(n.strip() for n in policies.split(",") if n.strip()))
+        if not names:
+            raise typer.BadParameter("no policy name given", param_hint="'--policies'")
+        check_policies(names, "--policies")
+    if instance_path is not None and seed is not None:
+        raise typer.BadParameter(
+            "only applies to the default workload, not to an instance file", param_hint="'--seed'"
+        )
+
+    from sjfbsbf.core.atomic import atomic_path
+    from sjfbsbf.experiments.compare import run_policies
+    from sjfbsbf.experiments.report import compare_table, plot_comparison
+
+    instance = _load_or_default(instance_path, seed)
+    options.update(interference_options(interference, throughputs))
+    if out.exists() and not out.is_dir():
+        raise typer.BadParameter(f"{out} exists and is not a directory", param_hint="'--out'")
+    out.mkdir(parents=True, exist_ok=True)  # fail on an unusable DIR before simulating
+    source = str(instance_path) if instance_path is not None else "default workload"
+    console = stdout()
+    console.print(describe(instance, source))
+    started = time.perf_counter()
+    with progress_bar() as progress:
+        results = run_policies(instance, names, progress=progress, **options)
+    elapsed = time.perf_counter() - started
+    table = compare_table(results)
+    console.print(_compare_table(table, instance.name or source))
+    plural = "policy" if len(names) == 1 else "policies"
+    console.print(f"[dim]{len(names)} {plural} simulated in {elapsed:.2f} s[/dim]")
+    print_fallbacks(console, options)
+
+    csv_path, png_path = out / "compare.csv", out / "compare.png"
+    with atomic_path(csv_path) as tmp:
+        table.to_csv(tmp)
+    plot_comparison(table, png_path, instance=instance.name or source)
+    console.print(f"wrote {csv_path} and {png_path}", markup=False, soft_wrap=True)
+
+
+@app.command("policies")
+def list_policies() -> None:
+    """List the registered policies."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from sjfbsbf.policies import make_policy, policy_names
+
+    table = Table(box=None, pad_edge=False)
+    for header in ("policy", "preemptive", "sharing", "description"):
+        table.add_column(header)
+    for name in policy_names():  # each runs on an instance alone, with default options
+        policy: Any = make_policy(name)
+        doc = (type(policy).__doc__ or "").strip().splitlines()
+        table.add_row(
+            escape(name),
+            _yes_no(getattr(policy, "preemptive", None)),
+            _yes_no(getattr(policy, "sharing", None)),
+            escape(doc[0]) if doc else "",
+        )
+    console = stdout()
+    console.print(table)
+    console.print(
+        "[dim]planned (replays a given schedule, e.g. an offline optimum) is used by "
+        "`sjfbsbf solve` and from Python; it cannot run on an instance alone.[/dim]"
+    )
+
+
+def _yes_no(flag: object) -> str:
+    return "" if flag is None else ("yes" if flag else "no")
+
+
+# -- helpers of the commands ---------------------------------------------------------------------
+def _load_or_default(path: Path | None, seed: int | None) -> Instance:
+    if path is not None:
+        from sjfbsbf.core.instance_io import read_instance
+
+        return read_instance(path)
+    from sjfbsbf.workloads import default_workload
+
+    return default_workload(0 if seed is None else seed)
+
+
+def _metrics_table(result: SimResult) -> Table:
+    from rich.table import Table
+
+    from sjfbsbf.experiments.report import compare_table, format_metric, metric_label
+
+    row = compare_table([result]).iloc[0]
+    table = Table(box=None, pad_edge=False, show_header=False)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in row.items():
+        table.add_row(metric_label(str(key)), format_metric(str(key), float(value)))
+    return table
+
+
+def _compare_table(frame: pd.DataFrame, title: str) -> Table:
+    """A rich table of :func:`sjfbsbf.experiments.report.compare_table`; the best time per
+    column in bold."""
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    from sjfbsbf.experiments.report import FRACTION_METRICS, format_metric, metric_label
+
+    best = {key: frame[key].min() for key in frame.columns if key not in FRACTION_METRICS}
+    rows = []
+    for policy, row in frame.iterrows():
+        cells = [escape(str(policy))]
+        for key in frame.columns:
+            text = format_metric(key, float(row[key]))
+            if key in best and len(frame) > 1 and row[key] == best[key]:
+                text = f"[bold]{text}[/bold]"
+            cells.append(text)
+        rows.append(cells)
+    table = Table(
+        title=f"Policy comparison: {escape(title)}",
+        caption="times in seconds; lowest time per column in bold",
+        show_edge=False,
+    )
+    # Headers break at spaces and cells never do, so narrow terminals wrap headers, not numbers.
+    for position, header in enumerate(["policy", *frame.columns]):
+        widest = max(Text.from_markup(cells[position]).cell_len for cells in rows)
+        label = metric_label(header).removesuffix(" (s)").replace(" ", "\n")
+        justify: Literal["left", "right"] = "left" if position == 0 else "right"
+        table.add_column(label, justify=justify, min_width=widest)
+    for cells in rows:
+        table.add_row(*cells)
+    return table

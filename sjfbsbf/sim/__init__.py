@@ -1,0 +1,58 @@
+"""The time-stepped simulator and its contract with policies (docs/model.md §4).
+
+:func:`simulate` runs a :class:`Policy` on an instance; a policy reads a read-only
+:class:`ClusterView` and returns a :class:`Decision`, which :func:`check_decision` checks before
+it is applied. Built on :mod:`sjfbsbf.core` only.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sjfbsbf.core.errors import FeasibilityError, SchedulingError
+    from sjfbsbf.sim.decision import Decision, Start
+    from sjfbsbf.sim.feasibility import check_decision
+    from sjfbsbf.sim.policy import Policy
+    from sjfbsbf.sim.result import SimResult
+    from sjfbsbf.sim.simulator import simulate
+    from sjfbsbf.sim.state import ClusterView
+
+#: Public name -> module that defines it (imported on first use, PEP 562).
+_EXPORTS = {
+    "simulate": "sjfbsbf.sim.simulator",
+    "SimResult": "sjfbsbf.sim.result",
+    "Policy": "sjfbsbf.sim.policy",
+    "Decision": "sjfbsbf.sim.decision",
+    "Start": "sjfbsbf.sim.decision",
+    "ClusterView": "sjfbsbf.sim.state",
+    "check_decision": "sjfbsbf.sim.feasibility",
+    "SchedulingError": "sjfbsbf.core.errors",
+    "FeasibilityError": "sjfbsbf.core.errors",
+}
+
+__all__ = [
+    "ClusterView",
+    "Decision",
+    "FeasibilityError",
+    "Policy",
+    "SchedulingError",
+    "SimResult",
+    "Start",
+    "check_decision",
+    "simulate",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
