@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from sjfbsbf.experiments import sweep_run, sweep_spec
 from sjfbsbf.cli import app
 from sjfbsbf.core.errors import SweepError, SweepRunsFailed
 from sjfbsbf.core.instance_io import instance_to_dict
+from sjfbsbf.experiments import sweep_run, sweep_spec
 from sjfbsbf.experiments.sweep import (
     RUN_SCHEMA,
     collect,
