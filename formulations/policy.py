@@ -1,18 +1,22 @@
-"""``exact-round``: sjf-bsbf's decision space, each round solved exactly (DESIGN §3, §4.1).
+"""``exact-round``: SJF-BSBF whose round solver solves each round exactly
+(docs/formulations.md §1.6).
 
-Per decision: the SJF pass (pending jobs in SJF order; every job that fits on idle GPUs starts
-alone at the full batch, with sjf's placement), then the round problem over the pending jobs left,
-with the hosts (running jobs and jobs just started, alone on all their GPUs) and idle GPUs the
-pass leaves, solved to optimality by CP-SAT or a MILP; the chosen shares start on their idle GPUs
-(lowest ids, jobs in SJF order) and the first n GPUs of each host they use.
+:func:`exact_round` builds a :class:`~sjfbsbf.policies.sjf_bsbf.SjfBsbf` named ``exact-round`` with
+:class:`ExactRound` as its round solver (:mod:`sjfbsbf.policies.rounds`). Per decision: the SJF pass
+(pending jobs in SJF order; every job that fits on idle GPUs starts alone at the full batch, with
+sjf's placement), then the round problem over the pending jobs left, with the hosts (running jobs
+and jobs just started, alone on all their GPUs) and idle GPUs the pass leaves, solved to optimality
+by CP-SAT or a MILP; the chosen shares start on their idle GPUs (lowest ids, jobs in SJF order) and
+the first n GPUs of each host they use.
 
-At every round with at least one pending job and one host, the policy also runs the sjf-bsbf
-greedy on the same round problem and records both objectives (``stats()["round_log"]``).
+At every round with at least one pending job and one host, the policy also runs the sjf-bsbf greedy
+on the same round problem and records both objectives (``stats()["round_log"]``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from formulations.result import SolveStatus
@@ -23,10 +27,9 @@ from formulations.round.preprocess import SCALE
 from formulations.round.problem import RoundProblem
 from formulations.round.solve import SOLVERS, solve
 from sjfbsbf.policies.board import Board
-from sjfbsbf.policies.placement import place_on_free
-from sjfbsbf.policies.sjf import sjf_order
+from sjfbsbf.policies.plans import SharePlan
+from sjfbsbf.policies.rounds import RoundPolicy
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
-from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.state import ClusterView
 
 
@@ -35,8 +38,8 @@ def _tolerance(problem: RoundProblem) -> float:
     return 2.0 * len(problem.hosts) / SCALE
 
 
-class SolverPolicy:
-    """Non-preemptive SJF plus an exactly solved sharing round at each decision.
+class ExactRound:
+    """Round solver of ``exact-round``: the SJF pass, then the round problem solved exactly.
 
     Parameters
     ----------
@@ -51,16 +54,10 @@ class SolverPolicy:
         CP-SAT workers.
     milp_backend
         ``"highs"`` or ``"cbc"`` for ``solver="milp"``.
-    threshold, max_partners, retune, wait_aware, mix_idle
-        The estimate options of :class:`~sjfbsbf.policies.sjf_bsbf.SjfBsbf`, same meaning
-        (``mix_idle=False``: the round gets no idle GPUs).
-    sub_batch
-        ``"benefit"`` (every option) or ``"full"`` (only the full batch).
     """
 
-    name = "exact-round"
-    preemptive = False
-    sharing = True
+    #: Always solve (the exact round is not assumed to stay empty while only time passes).
+    skip_unchanged = False
 
     def __init__(
         self,
@@ -69,17 +66,9 @@ class SolverPolicy:
         seed: int = 0,
         num_workers: int = 1,
         milp_backend: str = "highs",
-        threshold: float = 0.0,
-        max_partners: int | None = None,
-        retune: bool = False,
-        wait_aware: bool = False,
-        mix_idle: bool = True,
-        sub_batch: str = "benefit",
     ) -> None:
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
-        if sub_batch not in ("benefit", "full"):
-            raise ValueError("exact-round supports sub_batch 'benefit' or 'full'")
         if milp_backend not in ("highs", "cbc"):
             raise ValueError("milp_backend must be 'highs' or 'cbc'")
         self.solver = solver
@@ -87,52 +76,47 @@ class SolverPolicy:
         self.seed = seed
         self.num_workers = num_workers
         self.milp_backend = milp_backend
-        #: The greedy: the estimator of the benefit table and the comparator.
-        self.estimator = SjfBsbf(
-            threshold=threshold,
-            max_partners=max_partners,
-            retune=retune,
-            wait_aware=wait_aware,
-            sub_batch=sub_batch,
-            mix_idle=mix_idle,
-        )
-        self._outcomes: Counter[str] = Counter()
-        self._accumulation: Counter[int] = Counter()
         self._status: Counter[str] = Counter()
         self._fallbacks = 0
         #: One record per round solved: time, size, status, runtime, greedy and applied ("exact")
         #: objectives, the solver's own re-scored objective, gap, tolerance, greedy feasibility.
         self.round_log: list[dict[str, Any]] = []
 
-    def decide(self, view: ClusterView) -> Decision:
-        """SJF pass on idle GPUs, then the exact sharing round."""
-        board = Board.from_view(view)
-        retunes = self.estimator._retunes_now(view, board) if self.estimator.retune else ()
-        left = []
-        for job_id in sjf_order(view):
-            placement = place_on_free(board.free_by_node(), view.job(job_id).gpus)
-            if placement is None:
-                left.append(job_id)
-                continue
-            board.start(job_id, placement, 1)
-            self._outcomes["alone"] += 1
+    def fill(
+        self, view: ClusterView, board: Board, pending: Sequence[int], policy: RoundPolicy
+    ) -> float | None:
+        """SJF pass on idle GPUs, then the exact sharing round over the jobs left."""
+        if not isinstance(policy, SjfBsbf):
+            raise TypeError("ExactRound needs SJF-BSBF's benefit estimate (an SjfBsbf policy)")
+        left = [job_id for job_id in pending if not policy.start_alone(view, board, job_id)]
         hosts = board.hosts()
         if left and not hosts:
-            self._outcomes["wait_no_host"] += len(left)
-        if left and hosts:
-            problem = round_problem(view, board, left, self.estimator)
-            assignment = self._solve_round(view.time, problem)
-            idle = board.idle()
-            for share in assignment.shares:
-                gpus = idle[: share.idle]
-                idle = idle[share.idle :]
-                for host, taken in share.hosts:
-                    gpus = gpus + list(hosts[host].gpus[:taken])
-                board.start(share.job, tuple(sorted(gpus)), share.accumulation)
-                self._outcomes["share"] += 1
-                self._accumulation[share.accumulation] += 1
-            self._outcomes["wait"] += len(left) - len(assignment.shares)
-        return Decision(tuple(board.starts), retunes=retunes)
+            policy.note("wait_no_host", len(left))
+        if not (left and hosts):
+            return None
+        problem = round_problem(view, board, left, policy)
+        assignment = self._solve_round(view.time, problem)
+        idle = board.idle()
+        score = 0.0
+        for share in assignment.shares:  # shares on the lowest idle ids, jobs in SJF order
+            gpus = idle[: share.idle]
+            idle = idle[share.idle :]
+            for host, taken in share.hosts:
+                gpus = gpus + list(hosts[host].gpus[:taken])
+            used = tuple(h for h, _ in share.hosts)
+            benefit = sum(problem.benefit[(share.job, share.accumulation, h)] for h in used)
+            plan = SharePlan(
+                share.job,
+                share.accumulation,
+                tuple(sorted(gpus)),
+                used,
+                benefit,
+                share.idle,
+            )
+            policy.start_share(board, plan)
+            score += benefit
+        policy.note("wait", len(left) - len(assignment.shares))
+        return score if assignment.shares else None
 
     def _solve_round(self, now: float, problem: RoundProblem) -> RoundAssignment:
         greedy = greedy_round(problem)
@@ -175,13 +159,10 @@ class SolverPolicy:
         return chosen
 
     def stats(self) -> dict[str, Any]:
-        """Outcomes, solver statuses, exact-vs-greedy gaps and the per-round log."""
+        """Solver statuses, exact-vs-greedy gaps and the per-round log."""
         gaps = [r["gap"] for r in self.round_log]
         better = sum(1 for r in self.round_log if r["gap"] > r["tolerance"])
         return {
-            "outcomes": dict(self._outcomes),
-            "share_accumulation": dict(sorted(self._accumulation.items())),
-            "retunes": self.estimator.stats()["retunes"],
             "rounds": len(self.round_log),
             "solver_status": dict(self._status),
             "greedy_fallbacks": self._fallbacks,
@@ -191,3 +172,46 @@ class SolverPolicy:
             "exact_better": better,
             "round_log": list(self.round_log),
         }
+
+
+def exact_round(
+    solver: str = "cpsat",
+    time_limit: float | None = 10.0,
+    seed: int = 0,
+    num_workers: int = 1,
+    milp_backend: str = "highs",
+    threshold: float = 0.0,
+    max_partners: int | None = None,
+    retune: bool = False,
+    wait_aware: bool = False,
+    mix_idle: bool = True,
+    sub_batch: str = "benefit",
+) -> SjfBsbf:
+    """SJF-BSBF with each sharing round solved exactly (CP-SAT or a MILP): :class:`ExactRound`.
+
+    Declared under the ``sjfbsbf.policies`` entry-point group (``pyproject.toml``), so the
+    registry finds it without importing the solvers until it is used.
+
+    Parameters
+    ----------
+    solver, time_limit, seed, num_workers, milp_backend
+        See :class:`ExactRound`.
+    threshold, max_partners, retune, wait_aware, mix_idle
+        The estimate options of :class:`~sjfbsbf.policies.sjf_bsbf.SjfBsbf`, same meaning
+        (``mix_idle=False``: the round gets no idle GPUs).
+    sub_batch
+        ``"benefit"`` (every option) or ``"full"`` (only the full batch).
+    """
+    if sub_batch not in ("benefit", "full"):
+        raise ValueError("exact-round supports sub_batch 'benefit' or 'full'")
+    solver_ = ExactRound(solver, time_limit, seed, num_workers, milp_backend)
+    return SjfBsbf(
+        threshold=threshold,
+        max_partners=max_partners,
+        retune=retune,
+        wait_aware=wait_aware,
+        sub_batch=sub_batch,
+        mix_idle=mix_idle,
+        round_solver=solver_,
+        name="exact-round",
+    )

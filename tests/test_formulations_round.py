@@ -34,7 +34,8 @@ from formulations.round import (
 from formulations.round.generate import random_round
 from sjfbsbf.core.interference import ContentionModel
 from sjfbsbf.core.model import Cluster, Instance
-from sjfbsbf.policies import make_policy, policy_names
+from sjfbsbf.policies import make_policy
+from sjfbsbf.policies.sjf_bsbf import SjfBsbf
 from sjfbsbf.sim.result import SimResult
 from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.workloads.generators import WorkloadSpec, generate
@@ -240,10 +241,15 @@ def instance(seed: int, n_jobs: int = 50) -> Instance:
 
 
 def test_registered_and_sjfbsbf_stays_solver_free() -> None:
-    assert "exact-round" in policy_names()
-    assert isinstance(make_policy("exact-round"), formulations.SolverPolicy)
+    """exact-round is an entry-point plugin: listed without importing the solver packages, and
+    it is SJF-BSBF with the exact round solver."""
+    policy = make_policy("exact-round")
+    assert isinstance(policy, SjfBsbf) and policy.name == "exact-round"
+    assert isinstance(policy.round_solver, formulations.ExactRound)
     code = (
         "import sys, sjfbsbf, sjfbsbf.policies, sjfbsbf.sim.simulator; "
+        "from sjfbsbf.policies import policy_names; "
+        "assert 'exact-round' in policy_names(), policy_names(); "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('pulp', 'ortools', 'highspy')]; "
         "assert not bad, bad"
     )

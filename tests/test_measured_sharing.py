@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-import formulations  # noqa: F401  (registers exact-round)
 from formulations.offline.preprocess import preprocess
 from formulations.round.problem import RoundHost, RoundJob, RoundProblem
 from sjfbsbf.core.errors import FeasibilityError, InstanceError

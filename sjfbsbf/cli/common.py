@@ -182,11 +182,21 @@ def sim_options(
     return options
 
 
-def check_policies(names: list[str], option: str) -> list[str]:
-    """Fail unless every name is a registered policy."""
-    from sjfbsbf.policies import needs_options, policy_names
+def registered_policies() -> list[str]:
+    """:func:`~sjfbsbf.policies.policy_names`, failing in one line on a broken plugin set."""
+    from sjfbsbf.policies import policy_names
 
-    registered = policy_names()
+    try:
+        return policy_names()
+    except ValueError as exc:  # two plugins, or a plugin and a policy, share a name
+        fail(str(exc), EXIT_DATA_ERROR)
+
+
+def check_policies(names: list[str], option: str) -> list[str]:
+    """Fail unless every name is a registered policy that loads."""
+    from sjfbsbf.policies import needs_options, policy_factory
+
+    registered = registered_policies()
     for name in names:
         if needs_options(name):
             raise typer.BadParameter(
@@ -200,6 +210,10 @@ def check_policies(names: list[str], option: str) -> list[str]:
                 f"unknown policy {name!r} (registered: {', '.join(registered)})",
                 param_hint=f"'{option}'",
             )
+        try:
+            policy_factory(name)  # a plugin's module is imported here
+        except ValueError as exc:
+            fail(str(exc), EXIT_DATA_ERROR)
     return names
 
 

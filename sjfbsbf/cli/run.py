@@ -30,6 +30,7 @@ from sjfbsbf.cli.common import (
     check_policies,
     describe,
     progress_bar,
+    registered_policies,
     sim_options,
     stdout,
 )
@@ -139,6 +140,7 @@ def compare(
     from sjfbsbf.policies import policy_names
 
     if policies is None:
+        registered_policies()  # a broken plugin set fails here, in one line
         names = policy_names(defaults_only=True)
     else:
         names = list(dict.fromkeys(n.strip() for n in policies.split(",") if n.strip()))
@@ -185,14 +187,18 @@ def list_policies() -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from sjfbsbf.policies import make_policy, policy_names
+    from sjfbsbf.policies import make_policy, policy_factory
 
     table = Table(box=None, pad_edge=False)
     for header in ("policy", "preemptive", "sharing", "description"):
         table.add_column(header)
-    for name in policy_names():  # each runs on an instance alone, with default options
-        policy: Any = make_policy(name)
-        doc = (type(policy).__doc__ or "").strip().splitlines()
+    for name in registered_policies():  # each runs on an instance alone, with default options
+        try:
+            policy: Any = make_policy(name)
+        except ValueError as exc:  # a plugin that does not load
+            table.add_row(escape(name), "", "", escape(str(exc)))
+            continue
+        doc = (policy_factory(name).__doc__ or "").strip().splitlines()
         table.add_row(
             escape(name),
             _yes_no(getattr(policy, "preemptive", None)),

@@ -12,7 +12,6 @@ the options is taken if it exceeds the threshold; otherwise the job waits.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,31 +20,12 @@ from sjfbsbf.core.interference import ContentionModel, Occupant, sharing_rule
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board, HostInfo, HostTable
 from sjfbsbf.policies.placement import place_on_free
+from sjfbsbf.policies.plans import HostOption, SharePlan, better_plan, build_plan
+from sjfbsbf.policies.rounds import GreedyRound, RoundSolver
 from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
 from sjfbsbf.sim.state import ClusterView
-
-
-@dataclass(frozen=True, slots=True)
-class HostOption:
-    """One host candidate for a pending job at one accumulation option."""
-
-    host: int
-    benefit: float
-    gpus: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SharePlan:
-    """A pending job's plan: accumulation, GPUs, hosts used and the summed pair benefit."""
-
-    job_id: int
-    accumulation: int
-    gpus: tuple[int, ...]
-    hosts: tuple[int, ...]
-    score: float
-    idle_used: int = 0
 
 
 class SjfBsbf:
@@ -72,9 +52,14 @@ class SjfBsbf:
         "idle GPUs first, then hosts"). ``False`` (beyond the paper, an ablation): a job that
         does not fit on idle GPUs shares only on hosts' GPUs, leaving idle GPUs to the jobs
         behind it.
+    round_solver
+        How each decision is filled (:mod:`sjfbsbf.policies.rounds`); default the greedy.
+    name
+        The policy's name in results (``exact-round`` is this class with another round
+        solver).
     """
 
-    name = "sjf-bsbf"
+    name: str
     preemptive = False
     sharing = True
 
@@ -86,6 +71,8 @@ class SjfBsbf:
         wait_aware: bool = False,
         sub_batch: str = "benefit",
         mix_idle: bool = True,
+        round_solver: RoundSolver | None = None,
+        name: str = "sjf-bsbf",
     ) -> None:
         if max_partners is not None and max_partners < 1:
             raise ValueError("max_partners must be at least 1")
@@ -97,6 +84,8 @@ class SjfBsbf:
         self.wait_aware = wait_aware
         self.sub_batch = sub_batch
         self.mix_idle = mix_idle
+        self.round_solver: RoundSolver = GreedyRound() if round_solver is None else round_solver
+        self.name = name
         self._outcomes: Counter[str] = Counter()
         self._accumulation: Counter[int] = Counter()
         self._retunes = 0
@@ -117,7 +106,8 @@ class SjfBsbf:
         while the host runs alone and the pending job waits (docs/model.md §6). This does not
         hold for the wait-aware estimate, which is always recomputed.
         """
-        if not self.wait_aware and view.epoch == self._quiet_epoch:
+        skip = self.round_solver.skip_unchanged and not self.wait_aware
+        if skip and view.epoch == self._quiet_epoch:
             self._skipped += 1
             return Decision()
         decision = self._decide(view)
@@ -126,30 +116,35 @@ class SjfBsbf:
 
     def _decide(self, view: ClusterView) -> Decision:
         board = Board.from_view(view)
-        retunes = self._retunes_now(view, board) if self.retune else ()
-        round_score = 0.0
-        shared_any = False
-        for job_id in sjf_order(view):
-            placement = place_on_free(board.free_by_node(), view.job(job_id).gpus)
-            if placement is not None:
-                board.start(job_id, placement, 1)
-                self._pending_facts.pop(job_id, None)
-                self._outcomes["alone"] += 1
-                continue
-            plan = self.best_plan(view, board, job_id)
-            if plan is None:
-                continue
-            board.start(job_id, plan.gpus, plan.accumulation)
-            self._pending_facts.pop(job_id, None)
-            self._outcomes["share"] += 1
-            if plan.idle_used:
-                self._outcomes["share_with_idle_gpus"] += 1
-            self._accumulation[plan.accumulation] += 1
-            round_score += plan.score
-            shared_any = True
-        if shared_any:
-            self.rounds.append((view.time, round_score))
+        retunes = self.retunes_now(view, board) if self.retune else ()
+        score = self.round_solver.fill(view, board, sjf_order(view), self)
+        if score is not None:
+            self.rounds.append((view.time, score))
         return Decision(tuple(board.starts), retunes=retunes)
+
+    # -- the steps a round solver uses (sjfbsbf.policies.rounds.RoundPolicy) ----------------------
+    def start_alone(self, view: ClusterView, board: Board, job_id: int) -> bool:
+        """Start ``job_id`` alone on idle GPUs at the full batch (sjf's placement) if it fits."""
+        placement = place_on_free(board.free_by_node(), view.job(job_id).gpus)
+        if placement is None:
+            return False
+        board.start(job_id, placement, 1)
+        self._pending_facts.pop(job_id, None)
+        self._outcomes["alone"] += 1
+        return True
+
+    def start_share(self, board: Board, plan: SharePlan) -> None:
+        """Start a sharing plan on ``board`` and count it."""
+        board.start(plan.job_id, plan.gpus, plan.accumulation)
+        self._pending_facts.pop(plan.job_id, None)
+        self._outcomes["share"] += 1
+        if plan.idle_used:
+            self._outcomes["share_with_idle_gpus"] += 1
+        self._accumulation[plan.accumulation] += 1
+
+    def note(self, outcome: str, count: int = 1) -> None:
+        """Count ``count`` jobs with ``outcome`` in :meth:`stats`' ``outcomes``."""
+        self._outcomes[outcome] += count
 
     def best_plan(self, view: ClusterView, board: Board, job_id: int) -> SharePlan | None:
         """The best sharing plan of a pending job on ``board``, or ``None`` (it waits).
@@ -275,7 +270,8 @@ class SjfBsbf:
         del view
         return board.free_times()[gpus_needed - 1]
 
-    def _retunes_now(self, view: ClusterView, board: Board) -> tuple[tuple[int, int], ...]:
+    def retunes_now(self, view: ClusterView, board: Board) -> tuple[tuple[int, int], ...]:
+        """Return hosts running with a reduced micro-batch to the full batch (``retune``)."""
         out = []
         for job_id in view.running():
             if board.accumulation[job_id] > 1 and board.is_host(job_id):
@@ -285,75 +281,12 @@ class SjfBsbf:
         return tuple(out)
 
     def stats(self) -> dict[str, Any]:
-        """Outcome counts per considered job, accumulation of shares, retunes, rounds."""
-        return {
+        """Outcome counts per considered job, accumulation of shares, retunes, rounds, and the
+        round solver's own statistics."""
+        return self.round_solver.stats() | {
             "outcomes": dict(self._outcomes),
             "share_accumulation": dict(sorted(self._accumulation.items())),
             "retunes": self._retunes,
             "sharing_rounds": len(self.rounds),
             "skipped_unchanged": self._skipped,
         }
-
-
-def build_plan(
-    job_id: int,
-    s: int,
-    idle: list[int],
-    options: list[HostOption],
-    gpus_needed: int,
-    max_partners: int | None = None,
-) -> SharePlan | None:
-    """A pending job's plan at accumulation ``s``: idle GPUs first, then the best hosts.
-
-    Pure: the greedy's rule for one option, also used by the round model's comparator
-    (``formulations.round.greedy``). Hosts with positive pair benefit are taken best first (ties
-    by host id), each giving as many of its GPUs as are still needed, up to ``max_partners``
-    hosts.
-
-    Parameters
-    ----------
-    job_id
-        The pending job.
-    s
-        Accumulation factor tried.
-    idle
-        Idle GPU ids, ascending (the first ``gpus_needed`` are taken).
-    options
-        Memory-feasible hosts with their pair benefit at ``s``.
-    gpus_needed
-        The job's GPU count.
-    max_partners
-        Most hosts used (``None``: no limit).
-
-    Returns
-    -------
-    SharePlan or None
-        ``None`` if the idle GPUs and the positive-benefit hosts cannot reach ``gpus_needed``.
-    """
-    chosen = list(idle[:gpus_needed])
-    used: list[int] = []
-    score = 0.0
-    for option in sorted(options, key=lambda o: (-o.benefit, o.host)):
-        if len(chosen) >= gpus_needed:
-            break
-        if option.benefit <= 0:
-            break
-        if max_partners is not None and len(used) >= max_partners:
-            break
-        chosen.extend(option.gpus[: gpus_needed - len(chosen)])
-        used.append(option.host)
-        score += option.benefit
-    if len(chosen) < gpus_needed:
-        return None
-    idle_used = min(len(idle), gpus_needed)
-    return SharePlan(job_id, s, tuple(sorted(chosen)), tuple(used), score, idle_used)
-
-
-def better_plan(best: SharePlan | None, plan: SharePlan | None) -> SharePlan | None:
-    """The better of two plans: the strictly higher score wins, so ties keep ``best``.
-
-    Options are tried in increasing accumulation, so a tie goes to the larger micro-batch.
-    """
-    if plan is not None and (best is None or plan.score > best.score):
-        return plan
-    return best

@@ -92,7 +92,6 @@ def sjf_bsbf_options() -> Iterator[pd.DataFrame]:
 
 def exact_round() -> Iterator[pd.DataFrame]:
     """exact-round (CP-SAT, 1 worker, seed 0) and (HiGHS) on 30 jobs of the default workload."""
-    import formulations  # noqa: F401  (registers exact-round)
     from sjfbsbf.policies import make_policy
     from sjfbsbf.sim.simulator import simulate
     from sjfbsbf.workloads.generators import default_workload as make
