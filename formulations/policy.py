@@ -205,13 +205,13 @@ def exact_round(
     if sub_batch not in ("benefit", "full"):
         raise ValueError("exact-round supports sub_batch 'benefit' or 'full'")
     solver_ = ExactRound(solver, time_limit, seed, num_workers, milp_backend)
-    return SjfBsbf(
+    return SjfBsbf.with_round_solver(
+        solver_,
+        "exact-round",
         threshold=threshold,
         max_partners=max_partners,
         retune=retune,
         wait_aware=wait_aware,
         sub_batch=sub_batch,
         mix_idle=mix_idle,
-        round_solver=solver_,
-        name="exact-round",
     )

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner, Result
 
@@ -185,6 +186,53 @@ def test_measured_interference_states_its_fallback(small_instance: Path, tmp_pat
     assert summary in " ".join(result.stdout.split())
 
 
+def test_policy_options_from_the_command_line(small_instance: Path, tmp_path: Path) -> None:
+    """``-o`` values are parsed by the option's type and reach the policy: the per-job table
+    equals the one of the policy made in Python with the same options."""
+    from sjfbsbf.core.instance_io import read_instance
+    from sjfbsbf.policies import make_policy
+    from sjfbsbf.sim.simulator import simulate
+
+    out = tmp_path / "jobs.csv"
+    args = ["simulate", str(small_instance), "-p", "sjf-bsbf", "--jobs-csv", str(out)]
+    options = ["-o", "wait_aware=true", "-o", "threshold=0.05", "-o", "max_partners=none"]
+    result = runner.invoke(app, [*args, *options, "-o", "sub_batch=full"])
+    assert result.exit_code == 0, result.output
+    policy = make_policy("sjf-bsbf", wait_aware=True, threshold=0.05, sub_batch="full")
+    expected = simulate(read_instance(small_instance), policy).jobs
+    got = pd.read_csv(out)
+    assert np.allclose(got["finish"], expected["finish"]) and got["job_id"].equals(
+        expected["job_id"]
+    )
+    default = simulate(read_instance(small_instance), make_policy("sjf-bsbf")).jobs
+    assert not np.allclose(got["finish"], default["finish"])  # the options changed something
+
+
+def test_compare_targets_options_by_policy(small_instance: Path, tmp_path: Path) -> None:
+    """POLICY:KEY=VALUE reaches that policy only; KEY=VALUE every compared policy that has KEY
+    (here sjf-bsbf only: sjf-ffs has no ``threshold``)."""
+    from sjfbsbf.core.instance_io import read_instance
+    from sjfbsbf.policies import make_policy
+    from sjfbsbf.sim.simulator import simulate
+
+    instance = read_instance(small_instance)
+    args = ["compare", str(small_instance), "--policies", "sjf-bsbf,sjf-ffs,exact-round"]
+    options = ["-o", "sjf-bsbf:sub_batch=full", "-o", "threshold=30", "-o", "exact-round:seed=3"]
+    result = runner.invoke(app, [*args, *options, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(tmp_path / "compare.csv", index_col="policy")
+    made = {
+        "sjf-bsbf": make_policy("sjf-bsbf", sub_batch="full", threshold=30.0),
+        "sjf-ffs": make_policy("sjf-ffs"),
+        "exact-round": make_policy("exact-round", threshold=30.0, seed=3),
+    }
+    for name, policy in made.items():
+        assert table.loc[name, "avg_jct"] == pytest.approx(simulate(instance, policy).avg_jct)
+    for name in ("sjf-bsbf", "exact-round"):  # the options changed both (checked: they do here)
+        default = simulate(instance, make_policy(name)).avg_jct
+        assert table.loc[name, "avg_jct"] != pytest.approx(default)
+
+
 def test_policies_lists_the_registry() -> None:
     result = runner.invoke(app, ["policies"])
     assert result.exit_code == 0, result.output
@@ -255,6 +303,27 @@ def test_bad_instance_file_is_one_line(
         (
             ["simulate", "{instance}", "-p", "sjf", "--interference", "mps", "--throughputs", "t"],
             ["'--throughputs'", "not mps"],
+        ),
+        (
+            ["simulate", "{instance}", "-p", "sjf-bsbf", "-o", "wait_awar=true"],
+            ["'-o'", "unknown option", "options: threshold, max_partners, retune, wait_aware"],
+        ),
+        (
+            ["simulate", "{instance}", "-p", "sjf-bsbf", "-o", "threshold=abc"],
+            ["'-o'", "threshold: must be a number, got 'abc'"],
+        ),
+        (
+            ["simulate", "{instance}", "-p", "sjf-bsbf", "-o", "retune=yes"],
+            ["'-o'", "retune: must be true or false"],
+        ),
+        (["simulate", "{instance}", "-p", "sjf-bsbf", "-o", "retune"], ["'-o'", "KEY=VALUE"]),
+        (
+            ["simulate", "{instance}", "-p", "sjf-bsbf", "-o", "sub_batch=smallest"],
+            ["'-o'", "sub_batch must be"],
+        ),
+        (
+            ["compare", "{instance}", "--policies", "sjf,fifo", "-o", "threshold=1"],
+            ["'-o'", "policy 'sjf': threshold: unknown option"],
         ),
         (["frobnicate"], ["frobnicate"]),
         ([], ["Missing command"]),

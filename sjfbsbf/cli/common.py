@@ -15,6 +15,7 @@ need them, and solver packages (``formulations``: PuLP, OR-Tools) only inside so
 
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 from collections.abc import Iterator, Sequence
@@ -180,6 +181,45 @@ def sim_options(
             param_hint="'--dt'",
         )
     return options
+
+
+OptionsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option",
+        "-o",
+        metavar="KEY=VALUE",
+        help="A policy option, parsed by its type (e.g. -o wait_aware=true -o threshold=0.05); "
+        "repeat for several. With several policies, POLICY:KEY=VALUE targets one; KEY=VALUE "
+        "applies to every policy that has the option.",
+    ),
+]
+
+
+def policy_options(names: list[str], texts: list[str] | None) -> dict[str, dict[str, Any]]:
+    """Options per policy from ``-o`` texts (:data:`OptionsOption`); usage errors in one line."""
+    from sjfbsbf.policies import policy_factory
+    from sjfbsbf.policies.options import OptionError, parse_options
+
+    given: dict[str, list[str]] = {name: [] for name in names}
+    for text in texts or []:
+        target, sep, rest = text.partition(":")
+        if sep and target in given and "=" not in target:
+            given[target].append(rest)
+            continue
+        key = text.partition("=")[0].strip()
+        takers = [n for n in names if key in inspect.signature(policy_factory(n)).parameters]
+        if len(names) == 1 or not takers:
+            takers = takers or names[:1]
+        for name in takers:
+            given[name].append(text)
+    out: dict[str, dict[str, Any]] = {}
+    for name, option_texts in given.items():
+        try:
+            out[name] = parse_options(name, option_texts)
+        except OptionError as exc:
+            raise typer.BadParameter(f"policy {name!r}: {exc}", param_hint="'-o'") from None
+    return out
 
 
 def registered_policies() -> list[str]:

@@ -25,10 +25,12 @@ if TYPE_CHECKING:
 from sjfbsbf.cli.common import (
     DtOption,
     IntervalOption,
+    OptionsOption,
     RestartOption,
     app,
     check_policies,
     describe,
+    policy_options,
     progress_bar,
     registered_policies,
     sim_options,
@@ -57,6 +59,7 @@ def simulate(
     restart_overhead: RestartOption = None,
     interference: InterferenceOption = None,
     throughputs: ThroughputsOption = None,
+    option: OptionsOption = None,
     jobs_csv: Annotated[
         Path | None,
         typer.Option(
@@ -70,6 +73,7 @@ def simulate(
     """Run one policy on an instance file and print its metrics."""
     options: dict[str, Any] = dict(sim_options(dt, interval, restart_overhead))
     check_policies([policy], "--policy")
+    chosen = policy_options([policy], option)
     from sjfbsbf.core.instance_io import read_instance
     from sjfbsbf.experiments.compare import run_policies
 
@@ -81,7 +85,9 @@ def simulate(
     console.print(describe(instance, str(instance_path)) + f"; policy {policy}")
     started = time.perf_counter()
     with progress_bar() as progress:
-        (result,) = run_policies(instance, [policy], progress=progress, **options)
+        (result,) = run_policies(
+            instance, [policy], progress=progress, policy_options=chosen, **options
+        )
     elapsed = time.perf_counter() - started
     console.print(_metrics_table(result))
     console.print(
@@ -134,6 +140,7 @@ def compare(
     restart_overhead: RestartOption = None,
     interference: InterferenceOption = None,
     throughputs: ThroughputsOption = None,
+    option: OptionsOption = None,
 ) -> None:
     """Run several policies on one instance; print a table, write DIR/compare.png and .csv."""
     options: dict[str, Any] = dict(sim_options(dt, interval, restart_overhead))
@@ -147,6 +154,7 @@ def compare(
         if not names:
             raise typer.BadParameter("no policy name given", param_hint="'--policies'")
         check_policies(names, "--policies")
+    chosen = policy_options(names, option)
     if instance_path is not None and seed is not None:
         raise typer.BadParameter(
             "only applies to the default workload, not to an instance file", param_hint="'--seed'"
@@ -166,7 +174,7 @@ def compare(
     console.print(describe(instance, source))
     started = time.perf_counter()
     with progress_bar() as progress:
-        results = run_policies(instance, names, progress=progress, **options)
+        results = run_policies(instance, names, progress=progress, policy_options=chosen, **options)
     elapsed = time.perf_counter() - started
     table = compare_table(results)
     console.print(_compare_table(table, instance.name or source))

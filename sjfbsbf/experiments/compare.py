@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ def run_policies(
     names: Sequence[str],
     *,
     progress: PolicyProgress | None = None,
+    policy_options: Mapping[str, Mapping[str, Any]] | None = None,
     **options: Any,
 ) -> list[SimResult]:
     """Simulate each named policy, freshly made, on ``instance``.
@@ -35,6 +36,8 @@ def run_policies(
         Registry names of the policies (see :func:`sjfbsbf.policies.policy_names`), in order.
     progress
         Optional callback ``progress(policy, finished, total)``.
+    policy_options
+        Options of each policy's constructor, by name (default: none).
     **options
         Passed to :func:`sjfbsbf.sim.simulator.simulate` (``dt``, ``interval``,
         ``restart_overhead``, ``interference``, ...).
@@ -49,7 +52,9 @@ def run_policies(
     ValueError
         If a name is not registered.
     """
-    policies = [make_policy(name) for name in names]  # fail on a bad name before simulating
+    given = policy_options or {}
+    # Fail on a bad name or option before simulating anything.
+    policies = [make_policy(name, **given.get(name, {})) for name in names]
     results = []
     for name, policy in zip(names, policies, strict=True):
         callback = None

@@ -1,7 +1,9 @@
-"""Policy options given as plain data (a sweep file's TOML): checked against the signature.
+"""Policy options given as plain data, checked against the policy's signature.
 
-:func:`check_options` refuses unknown options, values whose type does not fit the constructor's
-annotation, and missing required options, then builds the policy once so its own checks run.
+:func:`check_options` (a sweep file's TOML values) refuses unknown options, values whose type
+does not fit the constructor's annotation, and missing required options, then builds the policy
+once so its own checks run. :func:`parse_options` does the same for ``KEY=VALUE`` texts (the
+command line's ``-o``), each value parsed by the type of its option.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import inspect
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sjfbsbf.policies import make_policy, policy_factory
@@ -103,3 +105,70 @@ def _describe(hint: Any) -> str:
         return f"a list of {_describe((typing.get_args(hint) or (Any,))[0])}"
     names = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
     return names.get(hint, f"a {getattr(hint, '__name__', hint)} (not possible in a sweep file)")
+
+
+def parse_options(policy: str, texts: Sequence[str]) -> dict[str, Any]:
+    """Options of ``policy`` from ``KEY=VALUE`` texts, each value parsed by its option's type.
+
+    ``bool``: ``true`` / ``false``; ``int`` and ``float``: a number; ``str``: the text as is;
+    an optional option (``X | None``) also takes ``none``. A key given twice keeps the last.
+
+    Raises
+    ------
+    ValueError
+        For an unknown policy.
+    OptionError
+        For a text that is not ``KEY=VALUE``, an unknown option (the message lists the valid
+        ones), a value its type cannot parse, or a value the policy itself refuses.
+    """
+    factory = policy_factory(policy)
+    parameters = inspect.signature(factory).parameters
+    hints = _type_hints(factory)
+    out: dict[str, Any] = {}
+    for text in texts:
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise OptionError(None, f"expected KEY=VALUE, got {text!r}")
+        if key not in parameters:
+            known = ", ".join(parameters) or "none"
+            raise OptionError(key, f"unknown option of policy {policy!r} (options: {known})")
+        hint = hints.get(key, Any)
+        ok, out[key] = _parse(hint, value.strip())
+        if not ok:
+            raise OptionError(key, f"must be {_describe(hint)}, got {value!r}")
+    try:
+        make_policy(policy, **out)
+    except (TypeError, ValueError) as exc:
+        raise OptionError(None, str(exc)) from None
+    return out
+
+
+def _parse(hint: Any, text: str) -> tuple[bool, Any]:
+    """Whether a command-line text parses as a value of a type hint, and the value."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any or hint is str:
+        return True, text
+    if hint is bool:
+        lowered = text.lower()
+        return lowered in ("true", "false"), lowered == "true"
+    if hint is int:
+        try:
+            return True, int(text)
+        except ValueError:
+            return False, text
+    if hint is float:
+        try:
+            value = float(text)
+        except ValueError:
+            return False, text
+        return math.isfinite(value), value
+    if origin in (typing.Union, types.UnionType):
+        if type(None) in args and text.lower() in ("none", "null"):
+            return True, None
+        for arg in args:
+            if arg is not type(None):
+                ok, value = _parse(arg, text)
+                if ok:
+                    return True, value
+    return False, text

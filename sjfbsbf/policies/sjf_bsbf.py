@@ -52,8 +52,12 @@ class SjfBsbf:
         "idle GPUs first, then hosts"). ``False`` (beyond the paper, an ablation): a job that
         does not fit on idle GPUs shares only on hosts' GPUs, leaving idle GPUs to the jobs
         behind it.
+
+    Attributes
+    ----------
     round_solver
-        How each decision is filled (:mod:`sjfbsbf.policies.rounds`); default the greedy.
+        How each decision is filled (:mod:`sjfbsbf.policies.rounds`): the greedy, unless made
+        by :meth:`with_round_solver`.
     name
         The policy's name in results (``exact-round`` is this class with another round
         solver).
@@ -71,8 +75,6 @@ class SjfBsbf:
         wait_aware: bool = False,
         sub_batch: str = "benefit",
         mix_idle: bool = True,
-        round_solver: RoundSolver | None = None,
-        name: str = "sjf-bsbf",
     ) -> None:
         if max_partners is not None and max_partners < 1:
             raise ValueError("max_partners must be at least 1")
@@ -84,8 +86,8 @@ class SjfBsbf:
         self.wait_aware = wait_aware
         self.sub_batch = sub_batch
         self.mix_idle = mix_idle
-        self.round_solver: RoundSolver = GreedyRound() if round_solver is None else round_solver
-        self.name = name
+        self.round_solver: RoundSolver = GreedyRound()
+        self.name = "sjf-bsbf"
         self._outcomes: Counter[str] = Counter()
         self._accumulation: Counter[int] = Counter()
         self._retunes = 0
@@ -96,6 +98,15 @@ class SjfBsbf:
         self._pending_facts: dict[int, tuple[float, list[tuple[int, float, Occupant, float]]]] = {}
         #: (time, summed benefit of the shares started) of every decision that shared.
         self.rounds: list[tuple[float, float]] = []
+
+    @classmethod
+    def with_round_solver(cls, round_solver: RoundSolver, name: str, **options: Any) -> SjfBsbf:
+        """SJF-BSBF named ``name`` whose decisions ``round_solver`` fills; ``options`` as for
+        the constructor (how ``exact-round`` is made)."""
+        policy = cls(**options)
+        policy.round_solver = round_solver
+        policy.name = name
+        return policy
 
     # -- the decision ---------------------------------------------------------------------------
     def decide(self, view: ClusterView) -> Decision:
