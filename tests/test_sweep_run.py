@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from sjfbsbf.cli import app
 from sjfbsbf.core.errors import SweepError, SweepRunsFailed
 from sjfbsbf.core.instance_io import instance_to_dict
-from sjfbsbf.experiments import sweep_run, sweep_spec
+from sjfbsbf.experiments import sweep_records, sweep_spec
 from sjfbsbf.experiments.sweep import (
     RUN_SCHEMA,
     collect,
@@ -65,13 +65,13 @@ def write(path: Path, text: str) -> Path:
 def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Labels of the runs executed in this process (serial sweeps)."""
     executed: list[str] = []
-    original = sweep_run.execute
+    original = sweep_records.execute
 
     def counting(run: Any) -> dict[str, Any]:
         executed.append(f"{run.label}/{run.seed}")
         return original(run)
 
-    monkeypatch.setattr(sweep_run, "execute", counting)
+    monkeypatch.setattr(sweep_records, "execute", counting)
     yield executed
 
 

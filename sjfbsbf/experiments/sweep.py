@@ -38,14 +38,8 @@ import os
 from pathlib import Path
 
 from sjfbsbf.core.errors import SweepError
-from sjfbsbf.experiments.sweep_run import (
-    RUN_SCHEMA,
-    attempt,
-    collect,
-    execute,
-    read_record,
-    run_sweep,
-)
+from sjfbsbf.experiments.sweep_records import RUN_SCHEMA, attempt, execute, read_record
+from sjfbsbf.experiments.sweep_run import collect, run_sweep
 from sjfbsbf.experiments.sweep_spec import SIM_PARAMS, RunSpec, Sweep, code_version, load_sweep
 from sjfbsbf.experiments.sweep_workloads import (
     DEFAULT_THROUGHPUTS,

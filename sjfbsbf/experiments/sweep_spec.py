@@ -19,7 +19,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import util
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from sjfbsbf.core.errors import InstanceError, SweepError
 from sjfbsbf.core.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.core.jsonio import read_text
 from sjfbsbf.core.presets import DATA_PRESETS, INTERFERENCE_PRESETS
+from sjfbsbf.experiments.fingerprint import code_version, file_digest
 from sjfbsbf.experiments.sweep_workloads import (
     WORKLOAD_PARAMS,
     Param,
@@ -121,30 +121,6 @@ class Sweep:
     def config_hash(self) -> str:
         """Hash of the sweep file's text."""
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
-
-
-def code_version() -> str:
-    """The package version plus a hash of the sources (``sjfbsbf`` and ``formulations``).
-
-    A development checkout changes it with every edit of a module, so no sweep reuses a result
-    computed by other code.
-    """
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        release = version("sjfbsbf")
-    except PackageNotFoundError:
-        release = "unknown"
-    digest = hashlib.sha256(release.encode())
-    for package in ("sjfbsbf", "formulations"):
-        spec = util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            continue
-        root = Path(next(iter(spec.submodule_search_locations)))
-        for path in sorted(root.rglob("*.py")):
-            name = path.relative_to(root.parent).as_posix()
-            digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return f"{release}+{digest.hexdigest()[:16]}"
 
 
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
@@ -400,14 +376,6 @@ class _Parser:
                     reason = f"cannot read {path}: {exc.strerror or exc}"
                     raise self.error(reason, f"{where}.{key}") from None
         return hashes, stamps
-
-
-def file_digest(path: str) -> tuple[str, tuple[int, int]]:
-    """SHA-256 of a file's content, and its (size, modification time in ns) when read."""
-    with open(path, "rb") as handle:
-        stat = os.fstat(handle.fileno())
-        digest = hashlib.file_digest(handle, "sha256").hexdigest()
-    return digest, (stat.st_size, stat.st_mtime_ns)
 
 
 def _join(where: str | None, key: str) -> str:
