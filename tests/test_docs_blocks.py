@@ -1,6 +1,8 @@
-"""Every Python block of README.md runs as written, in order, in one namespace.
+"""Every Python block of README.md and docs/architecture.md runs as written, in order, in one
+namespace per file.
 
-The README is the first thing a user runs; this keeps it from drifting from the code.
+The README is the first thing a user runs, and the architecture page's extension examples are
+how they extend it; this keeps both from drifting from the code.
 """
 
 from __future__ import annotations
@@ -12,7 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = [README, ROOT / "docs" / "architecture.md"]
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
@@ -21,8 +27,9 @@ def python_blocks(text: str) -> list[str]:
     return [m.group(1) for m in _BLOCK.finditer(text)]
 
 
-def test_readme_has_python_blocks() -> None:
-    assert len(python_blocks(README.read_text(encoding="utf-8"))) >= 2
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_doc_has_python_blocks(doc: Path) -> None:
+    assert len(python_blocks(doc.read_text(encoding="utf-8"))) >= 2
 
 
 def test_block_parser_finds_only_python_blocks() -> None:
@@ -30,14 +37,15 @@ def test_block_parser_finds_only_python_blocks() -> None:
     assert python_blocks(text) == ["x = 1\n", "y = 2\n"]
 
 
-def test_readme_python_blocks_run_in_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_doc_python_blocks_run_in_order(doc: Path, tmp_path: Path) -> None:
     # A fresh interpreter, as a reader has: nothing registered or imported by other tests.
-    blocks = python_blocks(README.read_text(encoding="utf-8"))
+    blocks = python_blocks(doc.read_text(encoding="utf-8"))
     runner = (
         "import json, sys\n"
-        "namespace = {'__name__': '__readme__'}\n"
+        "namespace = {'__name__': '__doc__'}\n"
         "for number, block in enumerate(json.load(sys.stdin), 1):\n"
-        "    exec(compile(block, f'README.md python block {number}', 'exec'), namespace)\n"
+        f"    exec(compile(block, f'{doc.name} python block {{number}}', 'exec'), namespace)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", runner],
