@@ -282,3 +282,23 @@ def test_shipped_experiments_are_valid(toml: Path) -> None:
             pytest.skip("Gavel data not found")
     sweep = load_sweep(toml)
     assert sweep.runs and len({r.key for r in sweep.runs}) == len(sweep.runs)
+
+
+def test_plugin_policy_in_a_sweep(tmp_path: Path) -> None:
+    """exact-round (an entry-point plugin) is a sweep variant like any policy: its options are
+    checked against its factory, and it runs."""
+    import pandas as pd
+
+    variant = '[[variants]]\npolicy = "exact-round"\noptions = { solver = "milp", seed = 2 }\n'
+    good = edit("[[variants]]\nlabel", variant + "\n[[variants]]\nlabel")
+    path = tmp_path / "s.toml"
+    path.write_text(good, encoding="utf-8")
+    exact = [r for r in load_sweep(path).runs if r.policy == "exact-round"]
+    assert len(exact) == 2 and exact[0].options == {"solver": "milp", "seed": 2}
+    result = runner.invoke(app, ["sweep", str(path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    rows = pd.read_parquet(tmp_path / "o" / "results.parquet")
+    assert (rows["policy"] == "exact-round").sum() == 2
+    path.write_text(good.replace("seed = 2", "sed = 2"), encoding="utf-8")
+    with pytest.raises(SweepError, match=r"variants\[1\]\.options\.sed.*unknown option"):
+        load_sweep(path)
