@@ -1,4 +1,4 @@
-"""Write the suite of small named instances and record their offline optima (DESIGN §5).
+"""Write the suite of small named instances and record their optima (docs/formulations.md §2.8).
 
 The instances are :data:`formulations.offline.generate.SPECS`, each drawn from its own explicit
 seed (see that module for how jobs are made). Each is solved by CP-SAT (``--workers`` 4 on the

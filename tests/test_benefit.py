@@ -18,7 +18,7 @@ slowdowns = st.floats(min_value=1.0, max_value=6.0, allow_nan=False)
 
 
 def test_equal_lengths_high_slowdown_loses() -> None:
-    """ξ_a = ξ_b = 1.9, T_a = T_b = T: sharing totals 3.8·T, waiting 3·T (DESIGN §1.4)."""
+    """ξ_a = ξ_b = 1.9, T_a = T_b = T: sharing totals 3.8·T, waiting 3·T (docs/model.md §3)."""
     shared = share_times(100.0, 100.0, 1.9, 1.9)
     assert shared.c_a == pytest.approx(190.0)
     assert shared.c_b == pytest.approx(190.0)

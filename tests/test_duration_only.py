@@ -1,4 +1,4 @@
-"""Duration-only jobs (DESIGN §5): alone, a job takes exactly its duration wherever it runs.
+"""Duration-only jobs (docs/model.md §2): alone, a job takes exactly its duration wherever it runs.
 
 A duration-only job has one unit of work whose solo step time is its duration; the generic
 profile has no all-reduce term, so spanning nodes costs nothing. It starts at the first tick at

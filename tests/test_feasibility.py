@@ -1,4 +1,4 @@
-"""The feasibility checker (DESIGN §2) fires on every kind of bad decision.
+"""The feasibility checker (docs/model.md §4) fires on every kind of bad decision.
 
 Each case runs the real simulator with a test-only scripted policy that returns one bad decision
 at some tick; the simulator must raise :class:`~sjfbsbf.core.errors.FeasibilityError` from

@@ -1,4 +1,5 @@
-"""The offline model (DESIGN §4.2): backends, brute force, simulator replay, suite, ``planned``.
+"""The offline model (docs/formulations.md §2): backends, brute force, simulator replay, suite,
+``planned``.
 
 Tolerance: the model rounds progress up to integer work units and (CP-SAT) the last slot's time
 up to 0.01 s, so while both release jobs at the same ticks its average JCT differs from the

@@ -1,4 +1,4 @@
-"""The instance JSON contract (DESIGN §5): valid files, malformed ones, round trips.
+"""The instance JSON contract (docs/model.md §1): valid files, malformed ones, round trips.
 
 Malformed files live in ``tests/data/bad_*.json``; each must raise
 :class:`~sjfbsbf.core.errors.InstanceError` naming the file (``.source``), the job (``.row``, the

@@ -1,4 +1,4 @@
-"""Property tests of the simulator over every registered policy (DESIGN §2, §3, §5).
+"""Property tests of the simulator over every registered policy (docs/model.md §4, §5).
 
 Random small instances (1–2 nodes × 1–4 GPUs, 1–8 jobs mixing catalog and duration-only jobs,
 small integer arrivals and durations) are run under each policy of
@@ -72,8 +72,8 @@ def run(
 def solo_steps(job: Job, accumulation: int, cluster: Cluster) -> set[float]:
     """Solo step time on each placement kind the job can have (inside one node / spanning).
 
-    By DESIGN §1.3: s · (α + β · B/s) + 2 (G − 1)/G · grad / bandwidth; a duration-only job's
-    unit of work is its duration wherever it is placed.
+    By docs/model.md §2: s · (α + β · B/s) + 2 (G − 1)/G · grad / bandwidth; a duration-only
+    job's unit of work is its duration wherever it is placed.
     """
     if job.duration is not None:
         return {job.duration}
@@ -203,7 +203,7 @@ def test_fifo_strict_arrival_order(instance: Instance, dt: float) -> None:
 @settings(max_examples=15, deadline=None)
 @given(instance=instances(duration_only=True), overhead=st.sampled_from([0.0, 30.0]))
 def test_integer_times_with_dt_one(name: str, instance: Instance, overhead: float) -> None:
-    """DESIGN §5: dt = 1 with integer arrivals and durations → integer start and finish times.
+    """docs/model.md §4: dt = 1, integer arrivals and durations → integer start and finish times.
 
     Exclusive policies only (sharing slows jobs by non-integer factors). Starts happen at ticks;
     a job's finish is its last (integer) resume time plus the rest of its integer duration, up to
@@ -219,7 +219,7 @@ def test_integer_times_with_dt_one(name: str, instance: Instance, overhead: floa
 @settings(max_examples=15, deadline=None)
 @given(instance=instances(duration_only=True, mem=8.0), dt=st.sampled_from([1.0, 10.0]))
 def test_sharing_policies_reduce_to_sjf(name: str, instance: Instance, dt: float) -> None:
-    """DESIGN §5: with sharing impossible, sjf-ffs and sjf-bsbf reproduce sjf exactly.
+    """docs/model.md §5: with sharing impossible, sjf-ffs and sjf-bsbf reproduce sjf exactly.
 
     Only duration-only jobs (4.778 GB each, no sub-batch options) on 8 GB GPUs: no two fit on one
     GPU, so the sharing step never applies.

@@ -1,4 +1,4 @@
-"""Hand-computed simulator cases (DESIGN §1.3, §1.4, §2, §3 baselines, §5).
+"""Hand-computed simulator cases (docs/model.md §2, §3, §4, §5).
 
 Every expected number below is derived in the test's docstring from the model formulas, not
 copied from a run. Shared constants:
@@ -315,7 +315,7 @@ def test_wide_job_takes_the_max_over_two_different_partners() -> None:
 def test_catalog_job_with_accumulation_shares_with_generic() -> None:
     """ResNet-18 at sub-batch 64 (s = 2) shares a GPU with a 60 s duration-only job.
 
-    ResNet-18 (DESIGN §1.5): B = 128, 1-GPU step 0.779 s, α = 9% of it = 0.07011 s,
+    ResNet-18 (docs/model.md §2): B = 128, 1-GPU step 0.779 s, α = 9% of it = 0.07011 s,
     β = (0.779 − α)/128. With s = 2: step = 2 (α + 64 β) = 0.779 + α = 0.84911 s; 100 iterations
     take T_r = 84.911 s alone. Its util at b = 64: u_r = 0.85 · 64/(64 + 128/4) = 0.85 · 2/3.
     ξ (both ways, since sens = press = util) = 1.05 (1 + 1.5 · u_r · 0.72) = 1.6926.
@@ -511,8 +511,8 @@ def test_tiresias_promoted_job_keeps_queue_zero() -> None:
 def test_catalog_two_gpu_job_allreduce(cluster: Cluster, spans: bool, bandwidth: float) -> None:
     """A 2-GPU ResNet-18 job (B = 128, 1000 iterations) inside one node vs across two nodes.
 
-    DESIGN §1.3: step = s · (α + β b) + 2 (G − 1)/G · grad / bandwidth, s = 1, b = B = 128,
-    G = 2. The catalog calibrates α + 128 β = 0.779 s (1-GPU testbed step) and
+    docs/model.md §2: step = s · (α + β b) + 2 (G − 1)/G · grad / bandwidth, s = 1,
+    b = B = 128, G = 2. The catalog calibrates α + 128 β = 0.779 s (1-GPU testbed step) and
     grad = (0.881 − 0.779) · 16 GB/s = 1.632 GB (the 2-GPU testbed step inside a node).
     Inside a node (16 GB/s): all-reduce = 1.632/16 = 0.102, step = 0.881 (the testbed's 2-GPU
     number): finish 881 s. Across nodes (a cluster with one GPU per node forces it, 8 GB/s):

@@ -1,4 +1,4 @@
-"""Synthetic workloads (DESIGN §1.5, §5): determinism and the documented shapes."""
+"""Synthetic workloads (docs/model.md §7): determinism and the documented shapes."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ EIGHT = {"resnet18", "shufflenet_v2", "vgg16", "vgg19", "dqn", "a2c", "bert", "g
 
 
 def full_batch_step(job: Job, cluster: Cluster) -> float:
-    """Solo step at the full batch on the fewest nodes, by DESIGN §1.3 from the profile fields."""
+    """Solo full-batch step on the fewest nodes, from the profile fields (docs/model.md §2)."""
     assert job.model is not None and job.batch is not None
     p = CATALOG[job.model]
     spans = job.gpus > cluster.gpus_per_node
@@ -54,7 +54,7 @@ def test_default_workload_deterministic() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 7])
 def test_default_workload_shape(seed: int) -> None:
-    """DESIGN §1.5: 200 jobs on 4 × 8 GPUs with 12 GB, models from the eight at their testbed
+    """docs/model.md §7: 200 jobs on 4 × 8 GPUs with 12 GB, models from the eight at their testbed
     batch, GPU demands from the Philly mix, and exclusive durations at the full batch within
     2–60 min up to the rounding of iterations (iterations = round(d / step), so the realised
     duration is within half a step of d ∈ [120, 3600]).
@@ -124,7 +124,7 @@ def test_default_workload_distributions() -> None:
 )
 @pytest.mark.parametrize("seed", [0, 1])
 def test_testbed_workload_shape(n: int, shape: dict[int, int], seed: int) -> None:
-    """DESIGN §1.5: exact GPU-demand counts; every arrival within the first 600 s."""
+    """docs/model.md §7: exact GPU-demand counts; every arrival within the first 600 s."""
     inst = make_testbed(n, np.random.default_rng(seed))
     assert isinstance(inst, Instance)
     assert inst.num_jobs == n

@@ -1,4 +1,4 @@
-"""Performance catalogs: the embedded default (DESIGN §1.5) and the generic profile.
+"""Performance catalogs: the embedded default (docs/model.md §2) and the generic profile.
 
 The default catalog is built from the authors' public testbed facts (per-GPU batch, ms per
 iteration on RTX A6000, memory) plus the stated assumptions of ``docs/model.md``:

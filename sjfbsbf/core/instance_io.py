@@ -1,4 +1,4 @@
-"""The instance JSON contract (DESIGN §5): read, write, validate.
+"""The instance JSON contract (docs/model.md §1): read, write, validate.
 
 ::
 

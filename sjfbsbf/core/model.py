@@ -1,4 +1,4 @@
-"""Immutable problem data: the cluster, the jobs and an instance (DESIGN §1.1, §1.2, §5).
+"""Immutable problem data: the cluster, the jobs and an instance (docs/model.md §1).
 
 The constructors validate every value against the limits below (one place, so instance files,
 trace loaders and instances built in Python are held to the same rules). The limits are generous

@@ -1,4 +1,4 @@
-"""Performance model of one job (DESIGN §1.3).
+"""Performance model of one job (docs/model.md §2, §3).
 
 Per optimizer step on G GPUs, with the per-GPU batch B computed as s micro-batches of size
 b = B / s (gradient accumulation)::

@@ -1,4 +1,4 @@
-"""Sweeps: a TOML file of workloads × seeds × policy variants × parameters (DESIGN §6).
+"""Sweeps: a TOML file of workloads × seeds × policy variants × parameters (docs/model.md §9).
 
 A sweep file looks like::
 

@@ -1,4 +1,4 @@
-"""The pairwise sharing-benefit estimate of SJF-BSBF (DESIGN §3, step 3). Pure functions.
+"""The pairwise sharing-benefit estimate of SJF-BSBF (docs/model.md §6). Pure functions.
 
 A pending job *a* may start now on GPUs held by a running job *b* (its "host"), with
 slowdowns ξ_a, ξ_b ≥ 1 while both run, or wait for *b* to finish and then run alone. With

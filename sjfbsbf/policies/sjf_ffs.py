@@ -1,4 +1,4 @@
-"""``sjf-ffs``: SJF with aggressive first-fit sharing (DESIGN §3)."""
+"""``sjf-ffs``: SJF with aggressive first-fit sharing (docs/model.md §5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The one feasibility checker, run on every decision (DESIGN §2).
+"""The one feasibility checker, run on every decision (docs/model.md §4).
 
 It raises :class:`~sjfbsbf.core.errors.FeasibilityError` on: an unknown, not-arrived, finished or
 already-running job started; a job started twice; a wrong GPU count or repeated / unknown GPU ids;

@@ -1,4 +1,4 @@
-"""Metrics of a simulation, computed from its per-job and per-tick tables (DESIGN §2)."""
+"""Metrics of a simulation, computed from its per-job and per-tick tables (docs/model.md §4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Mutable simulator state and the read-only view policies get of it (DESIGN §2).
+"""Mutable simulator state and the read-only view policies get of it (docs/model.md §4).
 
 Per-job quantities live in numpy arrays indexed by the job's position in ``instance.jobs``;
 progress is kept lazily: a job's progress at time t is its progress at ``last`` plus the time

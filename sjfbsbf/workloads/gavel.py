@@ -1,4 +1,4 @@
-"""Gavel's measured throughputs and its Philly-derived job traces (I/O only, DESIGN §5).
+"""Gavel's measured throughputs and its Philly-derived job traces (I/O only, docs/model.md §8).
 
 Data (public, MIT; see ``../shared/data/README.md``): Gavel's
 ``scheduler/simulation_throughputs.json`` and ``scheduler/traces/msr/seed=0/*.trace``.

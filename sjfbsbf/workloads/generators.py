@@ -1,4 +1,4 @@
-"""Synthetic workloads shaped like the authors' testbed (DESIGN §1.5, §5).
+"""Synthetic workloads shaped like the authors' testbed (docs/model.md §7).
 
 Every random choice draws from an explicit :class:`numpy.random.Generator`.
 """
@@ -30,7 +30,7 @@ TESTBED_SHAPES: Mapping[int, Mapping[int, int]] = MappingProxyType(
 
 @dataclass(frozen=True)
 class WorkloadSpec:
-    """Parameters of a synthetic workload (the defaults are DESIGN §1.5's default scenario).
+    """Parameters of a synthetic workload (defaults: the default scenario of docs/model.md §7).
 
     Parameters
     ----------
@@ -134,7 +134,7 @@ def offered_load(instance: Instance, num_gpus: int | None = None) -> float:
 
 
 def default_workload(seed: int = 0, **overrides: object) -> Instance:
-    """The embedded default workload of ``sjfbsbf compare`` (DESIGN §1.5), from ``seed``."""
+    """The embedded default workload of ``sjfbsbf compare`` (docs/model.md §7), from ``seed``."""
     spec = replace(WorkloadSpec(), **overrides)  # type: ignore[arg-type]
     instance = generate(spec, np.random.default_rng(seed))
     return replace(instance, name=f"default-seed{seed}")
