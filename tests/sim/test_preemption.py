@@ -11,6 +11,7 @@ the test instead of hanging it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -50,12 +51,6 @@ class Recorder:
         return dict(self.inner.stats())
 
 
-def one_gpu(*jobs: tuple[float, float]) -> Instance:
-    """Duration-only 1-GPU jobs ``(arrival, duration)`` with ids 0, 1, … on one GPU."""
-    cluster = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=12.0)
-    return Instance(cluster, tuple(Job(i, a, 1, duration=d) for i, (a, d) in enumerate(jobs)))
-
-
 def by_id(result: Any) -> Any:
     return result.jobs.set_index("job_id")
 
@@ -63,7 +58,7 @@ def by_id(result: Any) -> Any:
 # -- versioned restart events ------------------------------------------------------------------
 
 
-def test_stale_restart_event_triggers_no_decision() -> None:
+def test_stale_restart_event_triggers_no_decision(one_gpu: Callable[..., Instance]) -> None:
     """A job preempted inside its overhead: the end of that overhead is no longer an event.
 
     srtf. Job 0 (100 s) starts at 0; job 1 (20 s) arrives at 10 and preempts it (90 > 20), runs
@@ -101,7 +96,7 @@ class Probe(Recorder):
         return super().decide(view)
 
 
-def test_view_remaining_time_counts_restart_overhead() -> None:
+def test_view_remaining_time_counts_restart_overhead(one_gpu: Callable[..., Instance]) -> None:
     """remaining_exclusive = work left + overhead still to pay, as the simulator charges it.
 
     srtf, dt = 2, restart overhead 5 s: charged as ceil(5 / 2) = 3 ticks = 6 s. Job 0 (100 s)
@@ -124,7 +119,7 @@ def test_view_remaining_time_counts_restart_overhead() -> None:
     assert (jobs.loc[2].start, jobs.loc[2].finish) == (126.0, 626.0)
 
 
-def test_srtf_does_not_swap_preempted_jobs_forever() -> None:
+def test_srtf_does_not_swap_preempted_jobs_forever(one_gpu: Callable[..., Instance]) -> None:
     """The review's livelock: srtf must not trade two preempted jobs back and forth.
 
     Jobs (arrival, duration): 0 (0, 1000), 1 (5, 990), 2 (10, 30). At 5 job 1 (990) beats job 0
@@ -217,7 +212,9 @@ class WakeOnly:
         return {}
 
 
-def test_watchdog_stops_a_policy_that_preempts_and_restarts_forever() -> None:
+def test_watchdog_stops_a_policy_that_preempts_and_restarts_forever(
+    one_gpu: Callable[..., Instance],
+) -> None:
     """Flip on one GPU, two 10^6 s jobs arriving at 0, overhead 30 s: no job ever progresses.
 
     0: job 0 starts. 60 (interval, job 1 waits): job 0 is preempted, job 1 starts (its first
@@ -236,7 +233,9 @@ def test_watchdog_stops_a_policy_that_preempts_and_restarts_forever() -> None:
     assert recorder.times[-1] == 3720.0
 
 
-def test_watchdog_stops_a_policy_that_only_asks_for_wake_ups() -> None:
+def test_watchdog_stops_a_policy_that_only_asks_for_wake_ups(
+    one_gpu: Callable[..., Instance],
+) -> None:
     """A policy that never starts the waiting job but always asks to be woken a second later.
 
     One job arriving at 0 on one GPU. The decision at 0 follows the arrival (progress); the
@@ -253,7 +252,7 @@ def test_watchdog_stops_a_policy_that_only_asks_for_wake_ups() -> None:
     assert recorder.times[-1] == 111.0
 
 
-def test_watchdog_lets_planned_wait_on_an_idle_cluster() -> None:
+def test_watchdog_lets_planned_wait_on_an_idle_cluster(one_gpu: Callable[..., Instance]) -> None:
     """``planned`` may leave a waiting job on an idle cluster until its planned start.
 
     One job (100 s) arrives at 0 and is planned to start at 10^6 s. Meanwhile the policy is asked

@@ -274,7 +274,9 @@ def test_defaults_are_filled_in(tmp_path: Path) -> None:
     assert len(plain.runs) == 4 and {r.label for r in plain.runs} == {"fifo", "bsbf"}
 
 
-@pytest.mark.parametrize("toml", sorted(Path(__file__).parents[1].glob("experiments/*.toml")))
+@pytest.mark.parametrize(
+    "toml", sorted(Path(__file__).resolve().parents[2].glob("experiments/*.toml"))
+)
 def test_shipped_experiments_are_valid(toml: Path) -> None:
     if "gavel" in toml.read_text(encoding="utf-8"):
         trace = Path("../shared/data/gavel/traces/msr-seed0")

@@ -22,7 +22,7 @@ from sjfbsbf.core.jsonio import MAX_DEPTH, loads, read_json
 from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance, Job
 from sjfbsbf.workloads.gavel import load_gavel_trace, load_throughputs, throughputs_from_dict
 
-DATA = Path(__file__).parent / "data" / "bad_input"
+DATA = Path(__file__).resolve().parents[1] / "data" / "bad_input"
 runner = CliRunner()
 
 #: file in tests/data -> exact message after "<path>"

@@ -14,10 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from sjfbsbf.cli import app
-from sjfbsbf.core.instance_io import instance_to_dict
-from sjfbsbf.core.model import Cluster
 from sjfbsbf.policies import policy_names
-from sjfbsbf.workloads import WorkloadSpec, generate
 
 runner = CliRunner()
 
@@ -31,23 +28,6 @@ REQUIRED_JOB_COLUMNS = [
     "shared_s",
     "sub_batch",
 ]
-
-
-@pytest.fixture(scope="module")
-def small_instance(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 12-job instance on 2 × 4 GPUs (12 GB), plus one duration-only job."""
-    spec = WorkloadSpec(
-        n_jobs=12,
-        cluster=Cluster(nodes=2, gpus_per_node=4, gpu_mem_gb=12),
-        duration_min_s=60.0,
-        duration_max_s=900.0,
-    )
-    data = instance_to_dict(generate(spec, np.random.default_rng(7)))
-    data["name"] = "cli-small"
-    data["jobs"].append({"id": 99, "arrival": 30.0, "gpus": 2, "duration": 600.0})
-    path = tmp_path_factory.mktemp("instances") / "small.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
 
 
 def _assert_one_line_error(result: Result) -> None:
@@ -172,7 +152,7 @@ def test_measured_interference_states_its_fallback(small_instance: Path, tmp_pat
     from sjfbsbf.policies import make_policy
     from sjfbsbf.sim.simulator import simulate
 
-    data = Path(__file__).resolve().parents[2] / "shared/data/gavel/simulation_throughputs.json"
+    data = Path(__file__).resolve().parents[3] / "shared/data/gavel/simulation_throughputs.json"
     if not data.is_file():
         pytest.skip(f"Gavel data not found at {data}")
     args = ["simulate", str(small_instance), "-p", "sjf-ffs", "--interference", "gavel-measured"]

@@ -24,7 +24,7 @@ from sjfbsbf.experiments.calibration import (
 from sjfbsbf.workloads.gavel import MODEL_MAP, load_throughputs, throughputs_from_dict
 
 THROUGHPUTS = (
-    Path(__file__).resolve().parents[2]
+    Path(__file__).resolve().parents[3]
     / "shared"
     / "data"
     / "gavel"

@@ -22,7 +22,7 @@ from sjfbsbf.core.instance_io import (
 from sjfbsbf.core.model import SCHEMA, Cluster, Instance, Job
 from sjfbsbf.workloads import default_workload
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_read_valid_small() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-INSTANCE = Path(__file__).resolve().parents[1] / "instances" / "n5-g2-all-a.json"
+INSTANCE = Path(__file__).resolve().parents[2] / "instances" / "n5-g2-all-a.json"
 
 POLICY = '''
 from sjfbsbf.policies import Fifo

@@ -9,6 +9,7 @@ job finishes, however coarse the tick.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -169,10 +170,6 @@ def test_no_start_before_arrival_nor_release_before_finish(
 # -- bounds on dt ----------------------------------------------------------------------------
 
 
-def _one_job() -> Instance:
-    return Instance(Cluster(nodes=1, gpus_per_node=1), (Job(0, 0.0, 1, duration=10.0),))
-
-
 @pytest.mark.parametrize(
     ("dt", "interval", "message"),
     [
@@ -184,15 +181,17 @@ def _one_job() -> Instance:
         (1.0, math.inf, "interval must be a positive, finite"),
     ],
 )
-def test_simulate_bounds_dt(dt: float, interval: float, message: str) -> None:
+def test_simulate_bounds_dt(
+    dt: float, interval: float, message: str, one_gpu: Callable[..., Instance]
+) -> None:
     """dt must be positive, finite and ≤ interval: otherwise a ValueError saying so."""
     with pytest.raises(ValueError, match=message):
-        simulate(_one_job(), make_policy("fifo"), dt=dt, interval=interval)
+        simulate(one_gpu((0.0, 10.0)), make_policy("fifo"), dt=dt, interval=interval)
 
 
-def test_dt_equal_to_interval_is_allowed() -> None:
+def test_dt_equal_to_interval_is_allowed(one_gpu: Callable[..., Instance]) -> None:
     """dt = interval is the largest tick allowed: a lone job arriving at 0 runs 0 → 10."""
-    res = simulate(_one_job(), make_policy("fifo"), dt=60.0, interval=60.0)
+    res = simulate(one_gpu((0.0, 10.0)), make_policy("fifo"), dt=60.0, interval=60.0)
     assert (res.jobs.start.iloc[0], res.jobs.finish.iloc[0]) == (0.0, 10.0)
 
 

@@ -31,7 +31,7 @@ from sjfbsbf.workloads import default_workload
 from sjfbsbf.workloads.gavel import CATALOG_ALIASES, throughputs_from_dict
 
 THROUGHPUTS = (
-    Path(__file__).resolve().parents[2]
+    Path(__file__).resolve().parents[3]
     / "shared"
     / "data"
     / "gavel"

@@ -29,7 +29,7 @@ from sjfbsbf.workloads.gavel import (
     throughputs_from_dict,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gavel"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "gavel"
 THROUGHPUTS = DATA / "simulation_throughputs.json"
 TRACE_DIR = DATA / "traces" / "msr-seed0"
 TRACES = sorted(TRACE_DIR.glob("*.trace")) if TRACE_DIR.is_dir() else []
