@@ -10,14 +10,15 @@ fixed ``random_seed`` and ``num_workers``.
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, TypeAlias
 
 from ortools.sat.python import cp_model
 
+from formulations.engines import EngineOptions
+from formulations.engines import cpsat as engine
 from formulations.offline.backend import (
     JobPlan,
     RawSolve,
@@ -436,14 +437,13 @@ def _literals(v: CpVars, values: dict[tuple[str, int, int], int]) -> list[tuple[
     return [(table[name][i, k], value) for (name, i, k), value in values.items()]
 
 
-def add_hint(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
-    """Hint y, e, x, z from the (canonicalised) heuristic schedule."""
+def hints(data: OfflineData, v: CpVars) -> list[tuple[Lit, int]]:
+    """Hints for y, e, x, z from the (canonicalised) heuristic schedule (none without one)."""
     hint = data.hint()
     if hint is None or data.heuristic is None:
-        return
+        return []
     values = schedule_values(data, hint, data.heuristic.finish)
-    for lit, value in _literals(v, values or {}):
-        model.add_hint(lit, value)
+    return _literals(v, values or {})
 
 
 def fix_schedule(
@@ -483,76 +483,60 @@ def solve_cpsat(
     exclude: Sequence[dict[int, JobPlan]] = (),
     deadline: float | None = None,
 ) -> RawSolve:
-    """Build and solve the CP-SAT model.
+    """Build the CP-SAT model and solve it through :mod:`formulations.engines.cpsat`.
 
     ``time_limit`` is CP-SAT's *deterministic* time (``max_deterministic_time``, calibrated to
     be close to seconds), so a time-limited run is reproducible for a given seed with one worker
     (docs/formulations.md §2.6). ``deadline`` (a ``time.monotonic()`` value, default: none) is
     a wall-clock guard, model building included, for a machine much slower than the calibration
     (``info["limit"]`` then says ``"wall-clock guard"``). ``exclude``: schedules cut off by
-    no-good constraints.
+    no-good constraints. ``log``: CP-SAT's search log on stderr.
     """
     model, v = build(data)
     add_exclusions(model, data, v, exclude)
-    if hint:
-        add_hint(model, data, v)
-    solver = cp_model.CpSolver()
-    solver.parameters.random_seed = seed
-    solver.parameters.num_workers = num_workers
-    solver.parameters.log_search_progress = log
-    if time_limit is not None:
-        solver.parameters.max_deterministic_time = float(time_limit)
-    if deadline is not None:
-        solver.parameters.max_time_in_seconds = max(1e-3, deadline - time.monotonic())
-    started = time.perf_counter()
-    code = solver.solve(model)
-    runtime = time.perf_counter() - started
-    deterministic = float(solver.response_proto.deterministic_time)
-    info: dict[str, Any] = {
-        "cpsat_status": solver.status_name(code),
-        "variables": len(model.proto.variables),
-        "constraints": len(model.proto.constraints),
-        "num_workers": num_workers,
-        "seed": seed,
-        "deterministic_time": deterministic,
-        "budget_used": deterministic,
-    }
+    run = engine.solve(
+        model,
+        EngineOptions(
+            time_limit=time_limit,
+            deterministic=True,
+            deadline=deadline,
+            seed=seed,
+            workers=num_workers,
+            log=log,
+        ),
+        hints=hints(data, v) if hint else (),
+    )
+    info: dict[str, Any] = dict(
+        run.info,
+        num_workers=num_workers,
+        seed=seed,
+        budget_used=run.info["deterministic_time"],
+    )
+    if run.limit is not None:
+        info["limit"] = run.limit
     scale = data.dt / data.time_units_per_slot
-    limited = time_limit is not None or deadline is not None
-    stopped = code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and limited
-    if stopped:
-        by_work = time_limit is not None and deterministic >= time_limit * (1 - 1e-6)
-        info["limit"] = "deterministic time" if by_work else "wall-clock guard"
-    if code == cp_model.OPTIMAL:
-        status = SolveStatus.OPTIMAL
-    elif code == cp_model.FEASIBLE:
-        status = SolveStatus.FEASIBLE
-    elif code == cp_model.INFEASIBLE:
-        status = SolveStatus.INFEASIBLE
-    elif code == cp_model.UNKNOWN and stopped:
-        status = SolveStatus.TIME_LIMIT
-    else:
-        status = SolveStatus.UNKNOWN
     plans: dict[int, JobPlan] = {}
     objective = bound = None
-    if status.has_solution:
-        plans = decode(data, v, solver)
-        objective = avg_jct_from_total(data, solver.objective_value * scale)
-        bound = avg_jct_from_total(data, solver.best_objective_bound * scale)
-        info["objective_units"] = round(solver.objective_value)
-    elif status is SolveStatus.TIME_LIMIT:
-        bound = avg_jct_from_total(data, solver.best_objective_bound * scale)
-    return RawSolve(status, plans, objective, bound, runtime, info)
+    if run.status.has_solution:
+        assert run.objective is not None and run.bound is not None
+        plans = decode(data, v, run.value)
+        objective = avg_jct_from_total(data, run.objective * scale)
+        bound = avg_jct_from_total(data, run.bound * scale)
+        info["objective_units"] = round(run.objective)
+    elif run.status is SolveStatus.TIME_LIMIT:
+        assert run.bound is not None
+        bound = avg_jct_from_total(data, run.bound * scale)
+    return RawSolve(run.status, plans, objective, bound, run.runtime_s, info)
 
 
-def decode(data: OfflineData, v: CpVars, solver: cp_model.CpSolver) -> dict[int, JobPlan]:
+def decode(data: OfflineData, v: CpVars, value: Callable[[Any], float]) -> dict[int, JobPlan]:
     """Job plans from the solver's values."""
     plans = {}
     units = data.time_units_per_slot
     for i, job in enumerate(data.jobs):
-        start = next(t for t in job.start_slots if solver.boolean_value(v.y[i, t]))
-        end = next(t for t in job.end_slots if solver.boolean_value(v.e[i, t]))
-        gpus = tuple(g for g in data.gpus if solver.boolean_value(v.x[i, g]))
-        option = next(o for o in range(len(job.options)) if solver.boolean_value(v.z[i, o]))
-        plans[i] = JobPlan(start, end, gpus, option, solver.value(v.frac[i]) / units)
+        start = next(t for t in job.start_slots if value(v.y[i, t]) == 1)
+        end = next(t for t in job.end_slots if value(v.e[i, t]) == 1)
+        gpus = tuple(g for g in data.gpus if value(v.x[i, g]) == 1)
+        option = next(o for o in range(len(job.options)) if value(v.z[i, o]) == 1)
+        plans[i] = JobPlan(start, end, gpus, option, value(v.frac[i]) / units)
     return plans

@@ -9,25 +9,22 @@ completion times drives them to the products of binaries they stand for.
 
 from __future__ import annotations
 
-import time
-import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, TypeAlias
 
 import pulp
 
+from formulations.engines import EngineOptions
+from formulations.engines import milp as engine
+from formulations.engines.milp import MILP_BACKENDS
 from formulations.offline.backend import JobPlan, RawSolve, decision_keys, schedule_values
 from formulations.offline.preprocess import OfflineData, slowing_options
-from formulations.quiet import stdout_to_stderr
 from formulations.result import SolveStatus
 
 Var: TypeAlias = pulp.LpVariable
 Expr: TypeAlias = pulp.LpAffineExpression
-
-#: MILP backends by name.
-MILP_BACKENDS = ("highs", "cbc")
 
 
 @dataclass
@@ -461,28 +458,14 @@ def build(data: OfflineData, *, reductions: bool = True) -> tuple[pulp.LpProblem
     return prob, v
 
 
-class _HighsWithStart(pulp.HiGHS):
-    """``pulp.HiGHS`` that hands HiGHS a (partial) start solution before solving."""
-
-    def __init__(self, start: dict[str, float] | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._start = start or {}
-
-    def callSolver(self, lp: pulp.LpProblem) -> None:
-        if self._start:
-            index = [var.index for var in lp.variables() if var.name in self._start]
-            values = [self._start[var.name] for var in lp.variables() if var.name in self._start]
-            lp.solverModel.setSolution(len(index), index, values)
-        super().callSolver(lp)
-
-
-def _start_values(data: OfflineData) -> dict[str, float]:
-    """y, e, x, z of the hint schedule by variable name (HiGHS completes the rest)."""
+def start_values(data: OfflineData, v: MilpVars) -> dict[Var, float]:
+    """y, e, x, z of the hint schedule (HiGHS completes the rest); empty without a hint."""
     hint = data.hint()
     if hint is None or data.heuristic is None:
         return {}
     values = schedule_values(data, hint, data.heuristic.finish) or {}
-    return {f"{name}_{i}_{k}": float(value) for (name, i, k), value in values.items()}
+    table = {"y": v.y, "e": v.e, "x": v.x, "z": v.z}
+    return {table[name][i, k]: float(value) for (name, i, k), value in values.items()}
 
 
 def add_exclusions(
@@ -510,117 +493,53 @@ def solve_milp(
     exclude: Sequence[dict[int, JobPlan]] = (),
     deadline: float | None = None,
 ) -> RawSolve:
-    """Build and solve the MILP; read the status from ``sol_status`` (PuLP 3.3 pitfall).
+    """Build the MILP and solve it through :mod:`formulations.engines.milp`.
 
-    ``threads`` is passed to CBC only: HiGHS fixes its thread pool at the first solve in a
-    process, and a later solve asking for a different count fails ("Not Set"), so HiGHS keeps
-    its default (its branch-and-bound is serial anyway). ``time_limit`` is wall-clock: a run
-    stopped by it is not reproducible (docs/formulations.md §2.6). The solvers' own output
-    (HiGHS's banner, CBC's log) goes to stderr with ``msg``, nowhere otherwise, never to stdout.
-    ``exclude``: schedules cut off by no-good constraints. ``deadline`` (``time.monotonic()``
-    value): the solver's limit is cut so that building the model counts against it too.
+    ``threads`` is passed to CBC only (HiGHS keeps its default thread count, §3).
+    ``time_limit`` is wall-clock: a run stopped by it is not reproducible (docs/formulations.md
+    §2.6). The solvers' own output goes to stderr with ``msg``, nowhere otherwise, never to
+    stdout. ``hint``: the heuristic's schedule as HiGHS's start (CBC gets none). ``exclude``:
+    schedules cut off by no-good constraints. ``deadline`` (``time.monotonic()`` value): the
+    solver's limit is cut so that building the model counts against it too.
     """
     if backend not in MILP_BACKENDS:
         raise ValueError(f"unknown MILP backend {backend!r}; choose one of {MILP_BACKENDS}")
     prob, v = build(data)
     add_exclusions(prob, data, v, exclude)
-    if deadline is not None:
-        left = max(1e-2, deadline - time.monotonic())
-        time_limit = left if time_limit is None else min(time_limit, left)
-    solver: Any
-    if backend == "highs":
-        solver = _HighsWithStart(
-            start=_start_values(data) if hint else None,
-            msg=msg,
-            timeLimit=time_limit,
-            gapRel=0.0,
-            gapAbs=1e-7,
-            random_seed=seed,
-        )
-    else:
-        # PuLP 3.3 warns that the bundled CBC goes away in PuLP 4; pinned to <4 (DESIGN §4.3).
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "PULP_CBC_CMD is deprecated", DeprecationWarning)
-            solver = pulp.PULP_CBC_CMD(
-                msg=msg,
-                timeLimit=time_limit,
-                gapRel=0.0,
-                threads=threads,
-                options=[f"randomCbcSeed {seed + 1}"],  # 0 would mean "time of day" to CBC
-            )
-    started = time.perf_counter()
-    with stdout_to_stderr(keep=msg):
-        prob.solve(solver)
-    runtime = time.perf_counter() - started
-    info: dict[str, Any] = {
-        "backend": backend,
-        "variables": len(prob.variables()),
-        "constraints": prob.numConstraints(),
-        "pulp_status": pulp.LpStatus[prob.status],
-        "sol_status": pulp.LpSolution[prob.sol_status],
-    }
-    info["wall_s"] = runtime
-    if backend == "highs":
-        # Solver time proper: PuLP's row-by-row transfer to highspy is model building.
-        runtime = float(prob.solverModel.getRunTime())
-    info["budget_used"] = info["wall_s"]
-    status, bound = _status_and_bound(prob, backend, info)
-    if time_limit is not None and status in (SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT):
-        info["limit"] = "wall-clock"
-    plans: dict[int, Any] = {}
+    run = engine.solve(
+        prob,
+        EngineOptions(
+            time_limit=time_limit, deadline=deadline, seed=seed, workers=threads, log=msg
+        ),
+        backend=backend,
+        gap_rel=0.0,
+        gap_abs=1e-7 if backend == "highs" else None,
+        start=start_values(data, v) if hint and backend == "highs" else None,
+    )
+    info: dict[str, Any] = dict(run.info, wall_s=run.wall_s, budget_used=run.wall_s)
+    if run.limit is not None:
+        info["limit"] = run.limit
+    status, bound = run.status, run.bound
+    plans: dict[int, JobPlan] = {}
     objective = None
     if status.has_solution:
-        plans = decode(data, v)
-        objective = pulp.value(prob.objective)
+        plans = decode(data, v, run.value)
+        objective = run.objective
         if bound is None and status is SolveStatus.OPTIMAL:
             bound = objective
     if bound is not None:
         bound = min(bound, objective) if objective is not None else bound
-    return RawSolve(status, plans, objective, bound, runtime, info)
+    return RawSolve(status, plans, objective, bound, run.runtime_s, info)
 
 
-def _status_and_bound(
-    prob: pulp.LpProblem, backend: str, info: dict[str, Any]
-) -> tuple[SolveStatus, float | None]:
-    bound: float | None = None
-    if backend == "highs":
-        import highspy
-
-        model = prob.solverModel
-        code = model.getModelStatus()
-        info["highs_status"] = model.modelStatusToString(code)
-        mip_bound = model.getInfo().mip_dual_bound
-        if mip_bound is not None and abs(mip_bound) < 1e30:
-            # PuLP does not hand the objective's constant to HiGHS.
-            bound = float(mip_bound) + float(prob.objective.constant)
-        statuses = highspy.HighsModelStatus
-        if code == statuses.kOptimal:
-            return SolveStatus.OPTIMAL, bound
-        if code in (statuses.kInfeasible, statuses.kUnboundedOrInfeasible):
-            return SolveStatus.INFEASIBLE, None
-        has_solution = prob.sol_status == pulp.LpSolutionIntegerFeasible
-        if code == statuses.kTimeLimit:
-            return (SolveStatus.FEASIBLE if has_solution else SolveStatus.TIME_LIMIT), bound
-        return (SolveStatus.FEASIBLE if has_solution else SolveStatus.UNKNOWN), bound
-    if prob.sol_status == pulp.LpSolutionOptimal:
-        return SolveStatus.OPTIMAL, None
-    if prob.sol_status == pulp.LpSolutionIntegerFeasible:
-        return SolveStatus.FEASIBLE, None
-    if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
-        return SolveStatus.INFEASIBLE, None
-    if prob.status == pulp.LpStatusNotSolved:
-        return SolveStatus.TIME_LIMIT, None
-    return SolveStatus.UNKNOWN, None
-
-
-def decode(data: OfflineData, v: MilpVars) -> dict[int, JobPlan]:
+def decode(data: OfflineData, v: MilpVars, value: Callable[[Var], float]) -> dict[int, JobPlan]:
     """Job plans from the variables' values (binaries rounded)."""
     plans = {}
     for i, job in enumerate(data.jobs):
-        start = max(job.start_slots, key=lambda t: v.y[i, t].value() or 0.0)
-        end = max(job.end_slots, key=lambda t: v.e[i, t].value() or 0.0)
-        gpus = tuple(g for g in data.gpus if (v.x[i, g].value() or 0.0) > 0.5)
-        option = max(range(len(job.options)), key=lambda o: v.z[i, o].value() or 0.0)
-        frac = min(1.0, max(0.0, v.frac[i].value() or 0.0))
+        start = max(job.start_slots, key=lambda t: value(v.y[i, t]))
+        end = max(job.end_slots, key=lambda t: value(v.e[i, t]))
+        gpus = tuple(g for g in data.gpus if value(v.x[i, g]) > 0.5)
+        option = max(range(len(job.options)), key=lambda o: value(v.z[i, o]))
+        frac = min(1.0, max(0.0, value(v.frac[i])))
         plans[i] = JobPlan(start, end, gpus, option, frac)
     return plans
