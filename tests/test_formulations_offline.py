@@ -10,6 +10,7 @@ compared with the same tolerance; brute force scores schedules by the simulator 
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from functools import cache
@@ -18,8 +19,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from formulations.families import defined
 from formulations.offline import objective_tolerance, preprocess, replay, solve_offline
 from formulations.offline.brute import solve_brute
+from formulations.offline.families import EXCLUSIONS, FAMILIES
 from formulations.offline.heuristic import NON_PREEMPTIVE, run_heuristic
 from formulations.offline.preprocess import canonical_schedule
 from formulations.offline.suite import OPTIMA_FILE, Optimum, load_suite
@@ -260,6 +263,38 @@ def test_suite_files_are_the_generator_output() -> None:
     for spec in SPECS:
         assert spec.name in suite
         assert make_instance(spec) == suite[spec.name][1]
+
+
+# -- constraint families ------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_family_has_one_function_in_each_backend(backend: str) -> None:
+    """The backends define ``add_<name>`` for every family of the one list (and the no-good cuts
+    of §2.9), and no other."""
+    module = importlib.import_module(f"formulations.offline.{backend}")
+    expected = {family.function for family in (*FAMILIES, EXCLUSIONS)}
+    assert defined(module) == expected
+
+
+def test_families_are_documented() -> None:
+    """Every family's function is named in docs/formulations.md, whose section exists."""
+    text = (SUITE.parent / "docs" / "formulations.md").read_text(encoding="utf-8")
+    for family in (*FAMILIES, EXCLUSIONS):
+        assert f"`{family.function}`" in text, family.name
+        assert f"### {family.section[1:]} " in text, family.section
+
+
+def test_build_without_reductions_leaves_out_the_marked_families() -> None:
+    """``reductions=False`` drops exactly the families marked as reductions (fewer rows)."""
+    from formulations.offline import cpsat, milp
+
+    data = preprocess(_suite_instance("n5-g2-all-a"), DT)
+    full, _ = milp.build(data)
+    bare, _ = milp.build(data, reductions=False)
+    assert bare.numConstraints() < full.numConstraints()
+    assert any(family.reduction for family in FAMILIES)
+    cp_full, _ = cpsat.build(data)
+    cp_bare, _ = cpsat.build(data, reductions=False)
+    assert len(cp_bare.proto.constraints) < len(cp_full.proto.constraints)
 
 
 # -- the suite ----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ortools.sat.python import cp_model
 
 from formulations.engines import EngineOptions
 from formulations.engines import cpsat as engine
+from formulations.families import apply
 from formulations.offline.backend import (
     JobPlan,
     RawSolve,
@@ -26,6 +27,7 @@ from formulations.offline.backend import (
     decision_keys,
     schedule_values,
 )
+from formulations.offline.families import FAMILIES
 from formulations.offline.preprocess import OfflineData, slowing_options
 from formulations.result import SolveStatus
 from sjfbsbf.policies.planned import Schedule
@@ -398,10 +400,12 @@ def add_upper_bound(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> No
         model.add(total_units(data, v) <= int(limit) + 1)
 
 
-REDUCTIONS = (add_no_idle_wait, add_fastest_when_alone, add_symmetry, add_upper_bound)
-
-
-def build(data: OfflineData, *, reductions: bool = True) -> tuple[cp_model.CpModel, CpVars]:
+def build(
+    data: OfflineData,
+    *,
+    reductions: bool = True,
+    excluded: Sequence[dict[int, JobPlan]] = (),
+) -> tuple[cp_model.CpModel, CpVars]:
     """The whole CP-SAT model: variables, constraint families, objective.
 
     ``reductions=False`` leaves out the dominance rules, the symmetry breaking and the upper
@@ -409,25 +413,8 @@ def build(data: OfflineData, *, reductions: bool = True) -> tuple[cp_model.CpMod
     """
     model = cp_model.CpModel()
     v = add_variables(model, data)
-    for family in (
-        add_start_end,
-        add_options,
-        add_placement,
-        add_capacity,
-        add_corun,
-        add_no_idle_wait,
-        add_fastest_when_alone,
-        add_pair_options,
-        add_memory,
-        add_progress,
-        add_last_slot,
-        add_work,
-        add_valid_cuts,
-        add_symmetry,
-        add_upper_bound,
-    ):
-        if reductions or family not in REDUCTIONS:
-            family(model, data, v)
+    apply(__name__, FAMILIES, model, data, v, reductions=reductions)
+    add_exclusions(model, data, v, excluded)
     model.minimize(total_units(data, v))
     return model, v
 
@@ -492,8 +479,7 @@ def solve_cpsat(
     (``info["limit"]`` then says ``"wall-clock guard"``). ``exclude``: schedules cut off by
     no-good constraints. ``log``: CP-SAT's search log on stderr.
     """
-    model, v = build(data)
-    add_exclusions(model, data, v, exclude)
+    model, v = build(data, excluded=exclude)
     run = engine.solve(
         model,
         EngineOptions(

@@ -19,7 +19,9 @@ import pulp
 from formulations.engines import EngineOptions
 from formulations.engines import milp as engine
 from formulations.engines.milp import MILP_BACKENDS
+from formulations.families import apply
 from formulations.offline.backend import JobPlan, RawSolve, decision_keys, schedule_values
+from formulations.offline.families import FAMILIES
 from formulations.offline.preprocess import OfflineData, slowing_options
 from formulations.result import SolveStatus
 
@@ -424,10 +426,12 @@ def add_upper_bound(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> Non
         prob += total_finish(data, v) <= data.upper_bound_total + data.arrival_total, "ub"
 
 
-REDUCTIONS = ("add_no_idle_wait", "add_fastest_when_alone", "add_symmetry", "add_upper_bound")
-
-
-def build(data: OfflineData, *, reductions: bool = True) -> tuple[pulp.LpProblem, MilpVars]:
+def build(
+    data: OfflineData,
+    *,
+    reductions: bool = True,
+    excluded: Sequence[dict[int, JobPlan]] = (),
+) -> tuple[pulp.LpProblem, MilpVars]:
     """The whole MILP: variables, constraint families, objective (average JCT, s).
 
     ``reductions=False`` leaves out the dominance rules, the symmetry breaking and the upper
@@ -435,25 +439,8 @@ def build(data: OfflineData, *, reductions: bool = True) -> tuple[pulp.LpProblem
     """
     prob = pulp.LpProblem("offline", pulp.LpMinimize)
     v = add_variables(prob, data)
-    for family in (
-        add_start_end,
-        add_options,
-        add_placement,
-        add_capacity,
-        add_corun,
-        add_no_idle_wait,
-        add_fastest_when_alone,
-        add_pair_options,
-        add_memory,
-        add_progress,
-        add_last_slot,
-        add_work,
-        add_valid_cuts,
-        add_symmetry,
-        add_upper_bound,
-    ):
-        if reductions or family.__name__ not in REDUCTIONS:
-            family(prob, data, v)
+    apply(__name__, FAMILIES, prob, data, v, reductions=reductions)
+    add_exclusions(prob, data, v, excluded)
     prob += (total_finish(data, v) - data.arrival_total) / len(data.jobs)
     return prob, v
 
@@ -504,8 +491,7 @@ def solve_milp(
     """
     if backend not in MILP_BACKENDS:
         raise ValueError(f"unknown MILP backend {backend!r}; choose one of {MILP_BACKENDS}")
-    prob, v = build(data)
-    add_exclusions(prob, data, v, exclude)
+    prob, v = build(data, excluded=exclude)
     run = engine.solve(
         prob,
         EngineOptions(

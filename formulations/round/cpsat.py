@@ -13,8 +13,10 @@ from ortools.sat.python import cp_model
 
 from formulations.engines import EngineOptions
 from formulations.engines import cpsat as engine
+from formulations.families import apply
 from formulations.round.assignment import RoundAssignment
 from formulations.round.backend import RawSolve, decode, hint_values
+from formulations.round.families import FAMILIES
 from formulations.round.preprocess import RoundData
 
 
@@ -106,24 +108,11 @@ def set_objective(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
     model.maximize(sum(cand.coef * v.y[c] for c, cand in enumerate(data.candidates)))
 
 
-CONSTRAINTS = (
-    add_one_option,
-    add_link,
-    add_gpu_take,
-    add_exact_gpus,
-    add_host_capacity,
-    add_idle_capacity,
-    add_max_partners,
-    add_threshold,
-)
-
-
 def build(data: RoundData) -> tuple[cp_model.CpModel, CpVars]:
-    """The CP-SAT model: variables, constraint families, objective."""
+    """The CP-SAT model: variables, the constraint families of :data:`FAMILIES`, objective."""
     model = cp_model.CpModel()
     v = add_variables(model, data)
-    for family in CONSTRAINTS:
-        family(model, data, v)
+    apply(__name__, FAMILIES, model, data, v)
     set_objective(model, data, v)
     return model, v
 

@@ -12,8 +12,10 @@ import pulp
 
 from formulations.engines import EngineOptions
 from formulations.engines import milp as engine
+from formulations.families import apply
 from formulations.round.assignment import RoundAssignment
 from formulations.round.backend import RawSolve, decode, hint_values
+from formulations.round.families import FAMILIES
 from formulations.round.preprocess import RoundData
 
 #: The integer objective lets the search stop once the gap is below one unit.
@@ -124,24 +126,11 @@ def set_objective(prob: pulp.LpProblem, data: RoundData, v: MilpVars) -> None:
     prob += pulp.lpSum(cand.coef * v.y[c] for c, cand in enumerate(data.candidates))
 
 
-CONSTRAINTS = (
-    add_one_option,
-    add_link,
-    add_gpu_take,
-    add_exact_gpus,
-    add_host_capacity,
-    add_idle_capacity,
-    add_max_partners,
-    add_threshold,
-)
-
-
 def build(data: RoundData) -> tuple[pulp.LpProblem, MilpVars]:
-    """The PuLP model: variables, constraint families, objective."""
+    """The PuLP model: variables, the constraint families of :data:`FAMILIES`, objective."""
     prob = pulp.LpProblem("round", pulp.LpMaximize)
     v = add_variables(prob, data)
-    for family in CONSTRAINTS:
-        family(prob, data, v)
+    apply(__name__, FAMILIES, prob, data, v)
     set_objective(prob, data, v)
     return prob, v
 
