@@ -24,8 +24,8 @@ from formulations.offline import objective_tolerance, preprocess, replay, solve_
 from formulations.offline.brute import solve_brute
 from formulations.offline.families import EXCLUSIONS, FAMILIES
 from formulations.offline.heuristic import NON_PREEMPTIVE, run_heuristic
-from formulations.offline.preprocess import canonical_schedule
 from formulations.offline.suite import OPTIMA_FILE, Optimum, load_suite
+from formulations.offline.symmetry import canonical_schedule
 from formulations.result import SolveStatus
 from sjfbsbf.cli import app
 from sjfbsbf.core.catalog import DEFAULT_BATCH, get_catalog
@@ -270,7 +270,7 @@ def test_suite_files_are_the_generator_output() -> None:
 def test_every_family_has_one_function_in_each_backend(backend: str) -> None:
     """The backends define ``add_<name>`` for every family of the one list (and the no-good cuts
     of §2.9), and no other."""
-    module = importlib.import_module(f"formulations.offline.{backend}")
+    module = importlib.import_module(f"formulations.offline.{backend}.constraints")
     expected = {family.function for family in (*FAMILIES, EXCLUSIONS)}
     assert defined(module) == expected
 

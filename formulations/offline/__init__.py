@@ -5,7 +5,8 @@
 policy; see docs/formulations.md, "Offline model".
 """
 
-from formulations.offline.preprocess import OfflineData, preprocess
+from formulations.offline.data import OfflineData
+from formulations.offline.preprocess import preprocess
 from formulations.offline.replay import replay
 from formulations.offline.solve import DEFAULT_DT, SOLVERS, objective_tolerance, solve_offline
 

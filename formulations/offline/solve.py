@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from formulations.offline.backend import JobPlan, RawSolve, model_finish, to_schedule
-from formulations.offline.preprocess import OfflineData, preprocess
+from formulations.offline.data import OfflineData
+from formulations.offline.preprocess import preprocess
 from formulations.offline.replay import replay
 from formulations.offline.size import MAX_MODEL_CELLS
 from formulations.result import SolveResult, SolveStatus

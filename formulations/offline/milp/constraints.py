@@ -1,130 +1,23 @@
-"""The offline model as a MILP in PuLP, solved by HiGHS (``pulp.HiGHS``, highspy) or CBC.
+"""The offline MILP's constraints: one function per family of
+:data:`formulations.offline.families.FAMILIES`, plus the no-good cuts (docs §2.4, §2.9).
 
-Built as variables, one function per constraint family, objective; the same model and the same
-integer coefficients as :mod:`formulations.offline.cpsat` (docs/formulations.md, "Offline
-model"). Progress is measured in slots of work (work units ÷ L) so rows are of order one.
-Auxiliary co-run and occupancy variables are continuous and only bounded from below: minimising
-completion times drives them to the products of binaries they stand for.
+Each ``add_<family>(prob, data, v)`` adds one family's rows, named after it; the same families
+as :mod:`formulations.offline.cpsat.constraints`, linearised (big-M where CP-SAT uses
+enforcement literals).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from itertools import pairwise
-from typing import Any, TypeAlias
 
 import pulp
 
-from formulations.engines import EngineOptions
-from formulations.engines import milp as engine
-from formulations.engines.milp import MILP_BACKENDS
-from formulations.families import apply
-from formulations.offline.backend import JobPlan, RawSolve, decision_keys, schedule_values
-from formulations.offline.families import FAMILIES
-from formulations.offline.preprocess import OfflineData, slowing_options
-from formulations.result import SolveStatus
-
-Var: TypeAlias = pulp.LpVariable
-Expr: TypeAlias = pulp.LpAffineExpression
-
-
-@dataclass
-class MilpVars:
-    """The model's variables, keyed by job position (i, k), slot t, GPU g, option o, pair index.
-
-    Attributes
-    ----------
-    y, e
-        Start and last-occupied-slot indicators ``[i, t]`` (binary).
-    r
-        Running (occupying) in slot ``[i, t]`` (continuous, equal to a 0/1 expression).
-    x
-        Placement ``[i, g]`` (binary).
-    z
-        Option ``[i, o]`` (binary).
-    node
-        Node used ``[i, v]`` (only for jobs whose step time depends on spanning).
-    occ
-        Occupancy ``[i, g, t]`` ≥ x + r − 1 (slots where three jobs might run).
-    p
-        Pair shares a GPU ``[pair]``; ``v`` co-runs on one ``[pair, t]``; ``ever`` ``[pair]``.
-    w
-        Option combination of a pair ``[pair, c]`` (= z_ic · z_kc; continuous, integral when
-        z is).
-    last
-        Partner runs in the job's last slot ``[i, k]``.
-    prog
-        Work (slots of work) in a non-last slot ``[i, t]``; ``rest`` in the last slot ``[i]``.
-    frac
-        Share of the last slot used ``[i]``.
-    """
-
-    y: dict[tuple[int, int], Var]
-    e: dict[tuple[int, int], Var]
-    r: dict[tuple[int, int], Var]
-    x: dict[tuple[int, int], Var]
-    z: dict[tuple[int, int], Var]
-    node: dict[tuple[int, int], Var]
-    occ: dict[tuple[int, int, int], Var]
-    p: dict[int, Var]
-    v: dict[tuple[int, int], Var]
-    ever: dict[int, Var]
-    common: dict[tuple[int, int], Var]
-    w: dict[tuple[int, int], Var]
-    last: dict[tuple[int, int], Var]
-    prog: dict[tuple[int, int], Var]
-    rest: dict[int, Var]
-    frac: dict[int, Var]
-
-
-def add_variables(prob: pulp.LpProblem, data: OfflineData) -> MilpVars:
-    """All variables with their domains."""
-    new = prob.add_variable
-    cont, binary = pulp.LpContinuous, pulp.LpBinary
-    y, e, r, x, z, node, prog, rest, frac = {}, {}, {}, {}, {}, {}, {}, {}, {}
-    for i, job in enumerate(data.jobs):
-        for t in job.start_slots:
-            y[i, t] = new(f"y_{i}_{t}", cat=binary)
-        for t in job.end_slots:
-            e[i, t] = new(f"e_{i}_{t}", cat=binary)
-        top = job.max_progress / data.work_units_per_slot
-        for t in job.slots:
-            r[i, t] = new(f"r_{i}_{t}", 0, 1, cont)
-            prog[i, t] = new(f"prog_{i}_{t}", 0, top, cont)
-        rest[i] = new(f"rest_{i}", 0, top, cont)
-        frac[i] = new(f"frac_{i}", 0, 1, cont)
-        for g in data.gpus:
-            x[i, g] = new(f"x_{i}_{g}", cat=binary)
-        for o in range(len(job.options)):
-            z[i, o] = new(f"z_{i}_{o}", cat=binary)
-        if job.link_spans:
-            for n in range(len(data.nodes)):
-                node[i, n] = new(f"node_{i}_{n}", 0, 1, cont)
-    occ = {}
-    for t in range(data.horizon):
-        present = [i for i, job in enumerate(data.jobs) if t in job.slots]
-        if len(present) > 2:
-            for i in present:
-                for g in data.gpus:
-                    occ[i, g, t] = new(f"occ_{i}_{g}_{t}", 0, 1, cont)
-    p, v, ever, common, w, last = {}, {}, {}, {}, {}, {}
-    for q, pair in enumerate(data.pairs):
-        p[q] = new(f"p_{q}", 0, 1, cont)
-        for g in data.gpus:
-            common[q, g] = new(f"common_{q}_{g}", 0, 1, cont)
-        if not pair.any_fit:
-            continue
-        for t in pair.overlap:
-            v[q, t] = new(f"v_{q}_{t}", 0, 1, cont)
-        for c in range(len(pair.options)):
-            w[q, c] = new(f"w_{q}_{c}", 0, 1, cont)
-        if pair.conflicts:
-            ever[q] = new(f"ever_{q}", 0, 1, cont)
-        for a in (pair.first, pair.second):
-            if slowing_options(data, pair, a):
-                last[a, pair.other(a)] = new(f"last_{a}_{pair.other(a)}", 0, 1, cont)
-    return MilpVars(y, e, r, x, z, node, occ, p, v, ever, common, w, last, prog, rest, frac)
+from formulations.offline.backend import JobPlan, decision_keys
+from formulations.offline.data import OfflineData
+from formulations.offline.milp.objective import total_finish
+from formulations.offline.milp.variables import MilpVars, Var
+from formulations.offline.pairs import slowing_options
 
 
 def add_start_end(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
@@ -199,8 +92,8 @@ def add_corun(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
 def add_no_idle_wait(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
     """A job starts at its arrival slot, or some job held one of its GPUs in the slot before.
 
-    See :func:`formulations.offline.cpsat.add_no_idle_wait` for the dominance argument. Needs p
-    bounded from above: p ≤ Σ_g common_g, common_g ≤ x_ig, x_kg.
+    See :func:`formulations.offline.cpsat.constraints.add_no_idle_wait` for the dominance
+    argument. Needs p bounded from above: p ≤ Σ_g common_g, common_g ≤ x_ig, x_kg.
     """
     partners: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(data.jobs))}
     for q, pair in enumerate(data.pairs):
@@ -228,8 +121,8 @@ def add_no_idle_wait(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> No
 def add_fastest_when_alone(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
     """A job that never co-runs with anyone uses its fastest option (for its spanning).
 
-    See :func:`formulations.offline.cpsat.add_fastest_when_alone`. Needs v bounded from above:
-    v_t ≤ p, r_it, r_kt.
+    See :func:`formulations.offline.cpsat.constraints.add_fastest_when_alone`. Needs v bounded
+    from above: v_t ≤ p, r_it, r_kt.
     """
     runs_with: dict[int, list[Var]] = {i: [] for i in range(len(data.jobs))}
     for q, pair in enumerate(data.pairs):
@@ -340,6 +233,16 @@ def add_last_slot(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
                 )
 
 
+def add_work(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """All work is done: Σ_t prog + rest = W."""
+    scale = data.work_units_per_slot
+    for i, job in enumerate(data.jobs):
+        prob += (
+            pulp.lpSum(v.prog[i, t] for t in job.slots) + v.rest[i] == job.work / scale,
+            f"work_{i}",
+        )
+
+
 def add_valid_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
     """Redundant inequalities that tighten the LP relaxation (each holds for every schedule).
 
@@ -383,16 +286,6 @@ def add_valid_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None
                 prob += v.r[i, t] + v.r[k, t] <= 1, f"never_both_{q}_{t}"
 
 
-def add_work(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
-    """All work is done: Σ_t prog + rest = W."""
-    scale = data.work_units_per_slot
-    for i, job in enumerate(data.jobs):
-        prob += (
-            pulp.lpSum(v.prog[i, t] for t in job.slots) + v.rest[i] == job.work / scale,
-            f"work_{i}",
-        )
-
-
 def add_symmetry(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
     """GPU columns of a node in non-increasing lex order; identical jobs start in order."""
     rows = data.lex_rows
@@ -412,47 +305,10 @@ def add_symmetry(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
         )
 
 
-def total_finish(data: OfflineData, v: MilpVars) -> Expr:
-    """Σ_j finish time (s) = dt · (last slot + share of it used)."""
-    return pulp.lpSum(
-        data.dt * (pulp.lpSum(t * v.e[i, t] for t in job.end_slots) + v.frac[i])
-        for i, job in enumerate(data.jobs)
-    )
-
-
 def add_upper_bound(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
     """Σ finish ≤ the heuristic's bound (keeps every schedule at least as good)."""
     if data.upper_bound_total is not None:
         prob += total_finish(data, v) <= data.upper_bound_total + data.arrival_total, "ub"
-
-
-def build(
-    data: OfflineData,
-    *,
-    reductions: bool = True,
-    excluded: Sequence[dict[int, JobPlan]] = (),
-) -> tuple[pulp.LpProblem, MilpVars]:
-    """The whole MILP: variables, constraint families, objective (average JCT, s).
-
-    ``reductions=False`` leaves out the dominance rules, the symmetry breaking and the upper
-    bound (see :func:`formulations.offline.cpsat.build`).
-    """
-    prob = pulp.LpProblem("offline", pulp.LpMinimize)
-    v = add_variables(prob, data)
-    apply(__name__, FAMILIES, prob, data, v, reductions=reductions)
-    add_exclusions(prob, data, v, excluded)
-    prob += (total_finish(data, v) - data.arrival_total) / len(data.jobs)
-    return prob, v
-
-
-def start_values(data: OfflineData, v: MilpVars) -> dict[Var, float]:
-    """y, e, x, z of the hint schedule (HiGHS completes the rest); empty without a hint."""
-    hint = data.hint()
-    if hint is None or data.heuristic is None:
-        return {}
-    values = schedule_values(data, hint, data.heuristic.finish) or {}
-    table = {"y": v.y, "e": v.e, "x": v.x, "z": v.z}
-    return {table[name][i, k]: float(value) for (name, i, k), value in values.items()}
 
 
 def add_exclusions(
@@ -466,66 +322,3 @@ def add_exclusions(
             pulp.lpSum(table[name][i, k] for name, i, k in keys) <= len(keys) - 1,
             f"exclude_{n}",
         )
-
-
-def solve_milp(
-    data: OfflineData,
-    *,
-    time_limit: float | None,
-    backend: str = "highs",
-    threads: int = 1,
-    seed: int = 0,
-    hint: bool = True,
-    msg: bool = False,
-    exclude: Sequence[dict[int, JobPlan]] = (),
-    deadline: float | None = None,
-) -> RawSolve:
-    """Build the MILP and solve it through :mod:`formulations.engines.milp`.
-
-    ``threads`` is passed to CBC only (HiGHS keeps its default thread count, §3).
-    ``time_limit`` is wall-clock: a run stopped by it is not reproducible (docs/formulations.md
-    §2.6). The solvers' own output goes to stderr with ``msg``, nowhere otherwise, never to
-    stdout. ``hint``: the heuristic's schedule as HiGHS's start (CBC gets none). ``exclude``:
-    schedules cut off by no-good constraints. ``deadline`` (``time.monotonic()`` value): the
-    solver's limit is cut so that building the model counts against it too.
-    """
-    if backend not in MILP_BACKENDS:
-        raise ValueError(f"unknown MILP backend {backend!r}; choose one of {MILP_BACKENDS}")
-    prob, v = build(data, excluded=exclude)
-    run = engine.solve(
-        prob,
-        EngineOptions(
-            time_limit=time_limit, deadline=deadline, seed=seed, workers=threads, log=msg
-        ),
-        backend=backend,
-        gap_rel=0.0,
-        gap_abs=1e-7 if backend == "highs" else None,
-        start=start_values(data, v) if hint and backend == "highs" else None,
-    )
-    info: dict[str, Any] = dict(run.info, wall_s=run.wall_s, budget_used=run.wall_s)
-    if run.limit is not None:
-        info["limit"] = run.limit
-    status, bound = run.status, run.bound
-    plans: dict[int, JobPlan] = {}
-    objective = None
-    if status.has_solution:
-        plans = decode(data, v, run.value)
-        objective = run.objective
-        if bound is None and status is SolveStatus.OPTIMAL:
-            bound = objective
-    if bound is not None:
-        bound = min(bound, objective) if objective is not None else bound
-    return RawSolve(status, plans, objective, bound, run.runtime_s, info)
-
-
-def decode(data: OfflineData, v: MilpVars, value: Callable[[Var], float]) -> dict[int, JobPlan]:
-    """Job plans from the variables' values (binaries rounded)."""
-    plans = {}
-    for i, job in enumerate(data.jobs):
-        start = max(job.start_slots, key=lambda t: value(v.y[i, t]))
-        end = max(job.end_slots, key=lambda t: value(v.e[i, t]))
-        gpus = tuple(g for g in data.gpus if value(v.x[i, g]) > 0.5)
-        option = max(range(len(job.options)), key=lambda o: value(v.z[i, o]))
-        frac = min(1.0, max(0.0, value(v.frac[i])))
-        plans[i] = JobPlan(start, end, gpus, option, frac)
-    return plans
