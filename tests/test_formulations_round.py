@@ -1,5 +1,5 @@
-"""The round model (DESIGN §4.1): backends agree with brute force, exact ≥ greedy, time limits,
-malformed input, and the ``exact-round`` policy in the simulator.
+"""The round model (docs/formulations.md §1): backends agree with brute force, exact ≥ greedy,
+time limits, malformed input, and the ``exact-round`` policy in the simulator.
 
 Tolerance: benefits are optimized as integers of 1 ms (``SCALE`` = 1000 per second). On problems
 whose benefits lie on that grid every backend's re-scored objective equals brute force's up to

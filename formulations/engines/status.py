@@ -1,4 +1,4 @@
-"""The one status rule: what a solver reports, mapped to a :class:`SolveStatus` (§3 of the docs).
+"""The one status rule: what a solver reports, mapped to a :class:`SolveStatus`.
 
 Every backend reduces its own outcome to four facts (docs/formulations.md §3 lists how each
 solver's codes give them) and :func:`status_of` turns the facts into the status, the same way for

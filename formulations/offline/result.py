@@ -1,9 +1,10 @@
-"""What ``solve_offline`` returns: a schedule, its model value, its replay and a bound (§2.9).
+"""What ``solve_offline`` returns: a schedule, its model value, its replay and a bound.
 
 Each number has one meaning: ``objective`` is the model's average JCT of the schedule,
 ``replayed_avg_jct`` the simulator's (the number every comparison uses), ``bound`` a lower bound on
 every schedule's simulated average JCT. The result re-scores itself: :meth:`OfflineResult.replay`
-simulates its schedule again and :meth:`OfflineResult.rescore` gives that simulation's average JCT.
+simulates its schedule again and :meth:`OfflineResult.rescore` gives that simulation's average JCT
+(docs/formulations.md §2, §2.9).
 """
 
 from __future__ import annotations

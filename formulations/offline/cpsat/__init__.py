@@ -1,4 +1,4 @@
-"""The offline model in OR-Tools CP-SAT (snake_case API): the same model as :mod:`..milp`.
+"""The offline model in OR-Tools CP-SAT (snake_case API): the same model as the MILP.
 
 Integer data: progress in work units, the last slot's used time in ``dt / F`` units
 (F = ``time_units_per_slot``), so the objective Σ_j (F · last slot + used units) is an integer;

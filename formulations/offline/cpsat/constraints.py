@@ -1,5 +1,6 @@
 """The offline CP-SAT model's constraints: one function per family of
-:data:`formulations.offline.families.FAMILIES`, plus the no-good cuts (docs §2.4, §2.9).
+:data:`formulations.offline.families.FAMILIES`, plus the no-good cuts (docs/formulations.md
+§2.4, §2.9).
 
 Each ``add_<family>(model, data, v)`` adds one family; the same families as
 :mod:`formulations.offline.milp.constraints`, with enforcement literals (``only_enforce_if``) and

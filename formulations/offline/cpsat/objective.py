@@ -1,4 +1,7 @@
-"""The offline CP-SAT model's objective: Σ_j finish time in units of dt / F (docs §2.3)."""
+"""The offline CP-SAT model's objective: Σ_j finish time in units of dt / F.
+
+See docs/formulations.md §2.3 (objective) and §2.5 (the time unit dt / F).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Build the offline CP-SAT model (variables, families, objective), solve it through the engine
-layer, decode the schedule (docs §2.6, §3)."""
+layer, decode the schedule (docs/formulations.md §2.6, §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The offline CP-SAT model's variables: :class:`CpVars` and :func:`add_variables` (docs §2.3).
+"""The offline CP-SAT model's variables: :class:`CpVars` and :func:`add_variables`.
+
+See docs/formulations.md §2.3.
 
 Booleans where the MILP has binaries and [0, 1] auxiliaries; integers for progress (work units)
 and the last slot's used time (units of dt / F).

@@ -1,5 +1,6 @@
 """The offline MILP's constraints: one function per family of
-:data:`formulations.offline.families.FAMILIES`, plus the no-good cuts (docs §2.4, §2.9).
+:data:`formulations.offline.families.FAMILIES`, plus the no-good cuts (docs/formulations.md §2.4,
+§2.9).
 
 Each ``add_<family>(prob, data, v)`` adds one family's rows, named after it; the same families
 as :mod:`formulations.offline.cpsat.constraints`, linearised (big-M where CP-SAT uses

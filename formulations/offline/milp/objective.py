@@ -1,4 +1,7 @@
-"""The offline MILP's objective: average JCT (s) from the last slot and its used share (§2.3)."""
+"""The offline MILP's objective: average JCT (s) from the last slot and its used share.
+
+See docs/formulations.md §2.3.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The offline MILP's variables: :class:`MilpVars` and :func:`add_variables` (docs §2.3).
+"""The offline MILP's variables: :class:`MilpVars` and :func:`add_variables` (docs/formulations.md
+§2.3).
 
 Binaries y, e, x, z; the auxiliary co-run and occupancy variables are continuous in [0, 1] and only
 bounded from below by the constraints (minimising completion times drives them to the products
