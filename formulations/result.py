@@ -1,4 +1,9 @@
-"""One result type for every solver and model (DESIGN §4.3)."""
+"""The status every solve reports, and the round model's result (docs/formulations.md §3, §1.5).
+
+:class:`SolveStatus` is the one status of every backend and model (the engines map each solver's
+outcome to it by one rule, §3). :class:`SolveResult` is what a round solve returns; the offline
+model returns :class:`formulations.offline.result.OfflineResult` (§2.9).
+"""
 
 from __future__ import annotations
 
@@ -31,9 +36,8 @@ class SolveResult:
     status
         The outcome.
     objective
-        Objective value of the solution found (``None`` without a solution). Never trust it
-        alone: callers re-score the solution (the round model with the benefit estimate, the
-        offline model with the simulator).
+        Score of the solution found (``None`` without a solution), re-scored from the decoded
+        solution, never taken from the solver (the round model: Σ of the float pair benefits).
     bound
         Best proven bound on the objective (``None`` if the backend gives none).
     runtime_s
@@ -41,7 +45,7 @@ class SolveResult:
     solver
         Backend name (``"cpsat"``, ``"milp"``, ``"brute"``).
     solution
-        The decoded solution: the round model's assignment or the offline model's schedule.
+        The decoded solution (the round model's assignment).
     info
         Backend details (e.g. the solver's own status string, model size).
     """

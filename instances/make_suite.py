@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         write_optima(optima_path, entries)
         print(
-            f"{spec.name:24s} {result.status.value:10s} obj={result.objective} "
-            f"bound={result.bound} replayed={result.info.get('replayed_avg_jct')} "
+            f"{spec.name:24s} {result.status.value:10s} model={result.objective} "
+            f"bound={result.bound} replayed={result.replayed_avg_jct} "
             f"t={time.perf_counter() - started:.1f}s",
             flush=True,
         )

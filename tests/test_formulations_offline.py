@@ -1,16 +1,17 @@
-"""The offline model (docs/formulations.md §2): backends, brute force, simulator replay, suite,
-``planned``.
+"""The offline model (docs/formulations.md §2): backends, brute force, replay, suite, ``planned``.
 
 Tolerance: the model rounds progress up to integer work units and (CP-SAT) the last slot's time
 up to 0.01 s, so while both release jobs at the same ticks its average JCT differs from the
 simulator's for the same schedule by at most ``info["tolerance_s"]`` (a few hundredths of a second
 here), plus 1e-6 relative for solver numerics: :func:`formulations.offline.objective_tolerance`
-(docs/formulations.md §2.5). ``result.objective`` is the replayed value (§2.9). Backends are
-compared with the same tolerance; brute force scores schedules by the simulator itself.
+(docs/formulations.md §2.5). ``result.replayed_avg_jct`` is the simulator's value of the
+returned schedule and ``result.objective`` the model's (§2.9). Backends are compared with the same
+tolerance; brute force scores schedules by the simulator itself.
 """
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from functools import cache
@@ -19,11 +20,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from formulations.families import defined
 from formulations.offline import objective_tolerance, preprocess, replay, solve_offline
 from formulations.offline.brute import solve_brute
+from formulations.offline.families import EXCLUSIONS, FAMILIES
 from formulations.offline.heuristic import NON_PREEMPTIVE, run_heuristic
-from formulations.offline.preprocess import canonical_schedule
 from formulations.offline.suite import OPTIMA_FILE, Optimum, load_suite
+from formulations.offline.symmetry import canonical_schedule
 from formulations.result import SolveStatus
 from sjfbsbf.cli import app
 from sjfbsbf.core.catalog import DEFAULT_BATCH, get_catalog
@@ -144,22 +147,24 @@ SLOW_TINY = ("four-jobs", "three-catalog", "spans")
 @cache
 def _brute(name: str) -> float:
     result = solve_brute(_tiny(name), DT)
-    assert result.status is SolveStatus.OPTIMAL and result.objective is not None
-    return result.objective
+    assert result.status is SolveStatus.OPTIMAL and result.replayed_avg_jct is not None
+    assert result.objective == result.replayed_avg_jct  # brute force's model is the simulator
+    return result.replayed_avg_jct
 
 
 def _check_against_brute(name: str, backend: str) -> None:
     instance = _tiny(name)
     result = solve_offline(instance, backend, dt=DT, time_limit=30)
     assert result.status is SolveStatus.OPTIMAL, result.info
-    assert result.objective is not None
-    tolerance = result.info["tolerance_s"] + 1e-6 * result.objective
+    replayed = result.replayed_avg_jct
+    assert replayed is not None
+    tolerance = result.info["tolerance_s"] + 1e-6 * replayed
     best = _brute(name)
-    assert result.objective == pytest.approx(best, abs=tolerance)
-    replayed = result.info["replayed_avg_jct"]
     assert replayed == pytest.approx(best, abs=tolerance)
     assert replayed >= best - 1e-9  # brute force is the simulator's own minimum
-    assert result.bound is not None and result.bound <= result.objective + 1e-6
+    if result.info["source"] == "model":
+        assert result.objective == pytest.approx(best, abs=tolerance)
+    assert result.bound is not None and result.bound <= replayed + 1e-6
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -181,16 +186,18 @@ def test_cbc_backend_agrees() -> None:
     """The MILP solved by the bundled CBC gives the same optimum (no bound reported by CBC)."""
     result = solve_offline(_tiny("partners"), "milp", dt=DT, milp_backend="cbc", time_limit=30)
     assert result.status is SolveStatus.OPTIMAL
-    assert result.objective == pytest.approx(_brute("partners"), abs=result.info["tolerance_s"])
+    assert result.replayed_avg_jct == pytest.approx(
+        _brute("partners"), abs=result.info["tolerance_s"]
+    )
 
 
 def test_tiny_cases_exercise_sharing() -> None:
     """The optima of the tiny cases share GPUs, with several partners and sub-batches."""
-    partners = replay(_tiny("partners"), solve_offline(_tiny("partners"), dt=DT).solution, DT)
+    partners = solve_offline(_tiny("partners"), dt=DT).replay()
     row = partners.jobs.set_index("job_id").loc[0]
     assert row["partners"] == "1;2"
-    sub = solve_offline(_tiny("sub-batch"), dt=DT).solution
-    assert max(e.accumulation for e in sub) > 1
+    sub = solve_offline(_tiny("sub-batch"), dt=DT).schedule
+    assert sub is not None and max(e.accumulation for e in sub) > 1
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -198,8 +205,8 @@ def test_replayed_optimum_matches_model(backend: str) -> None:
     """The simulator's score of the optimal schedule equals the model's objective (tolerance)."""
     instance = _tiny("mixed")
     result = solve_offline(instance, backend, dt=DT)
-    assert result.objective is not None
-    replayed = replay(instance, result.solution, DT)
+    assert result.objective is not None and result.schedule is not None
+    replayed = replay(instance, result.schedule, DT)
     assert float(replayed.jobs["jct"].mean()) == pytest.approx(
         result.objective, abs=objective_tolerance(preprocess(instance, DT), result.objective)
     )
@@ -213,6 +220,19 @@ def test_replayed_optimum_matches_model(backend: str) -> None:
         tolerance = data.job_tolerance_s[data.position(job_id)]
         assert predicted <= finish[job_id] + unit + 1e-6
         assert predicted >= finish[job_id] - tolerance - 1e-6
+
+
+def test_result_fields_have_one_meaning() -> None:
+    """``objective`` is the model's value, ``replayed_avg_jct`` the simulator's, each a field."""
+    instance = _tiny("mixed")
+    result = solve_offline(instance, "cpsat", dt=DT)
+    assert result.info["source"] == "model"
+    assert result.objective is not None and result.replayed_avg_jct is not None
+    assert result.rescore() == result.replayed_avg_jct  # the result re-scores itself
+    tolerance = objective_tolerance(preprocess(instance, DT), result.objective)
+    assert abs(result.objective - result.replayed_avg_jct) <= tolerance
+    assert "replayed_avg_jct" not in result.info and "model_objective" not in result.info
+    assert result.dt == DT and result.gap is not None and result.gap <= 1e-6 + tolerance
 
 
 def test_canonical_schedule_keeps_jcts() -> None:
@@ -261,6 +281,38 @@ def test_suite_files_are_the_generator_output() -> None:
     for spec in SPECS:
         assert spec.name in suite
         assert make_instance(spec) == suite[spec.name][1]
+
+
+# -- constraint families ------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_family_has_one_function_in_each_backend(backend: str) -> None:
+    """The backends define ``add_<name>`` for every family of the one list (and the no-good cuts
+    of §2.9), and no other."""
+    module = importlib.import_module(f"formulations.offline.{backend}.constraints")
+    expected = {family.function for family in (*FAMILIES, EXCLUSIONS)}
+    assert defined(module) == expected
+
+
+def test_families_are_documented() -> None:
+    """Every family's function is named in docs/formulations.md, whose section exists."""
+    text = (SUITE.parent / "docs" / "formulations.md").read_text(encoding="utf-8")
+    for family in (*FAMILIES, EXCLUSIONS):
+        assert f"`{family.function}`" in text, family.name
+        assert f"### {family.section[1:]} " in text, family.section
+
+
+def test_build_without_reductions_leaves_out_the_marked_families() -> None:
+    """``reductions=False`` drops exactly the families marked as reductions (fewer rows)."""
+    from formulations.offline import cpsat, milp
+
+    data = preprocess(_suite_instance("n5-g2-all-a"), DT)
+    full, _ = milp.build(data)
+    bare, _ = milp.build(data, reductions=False)
+    assert bare.numConstraints() < full.numConstraints()
+    assert any(family.reduction for family in FAMILIES)
+    cp_full, _ = cpsat.build(data)
+    cp_bare, _ = cpsat.build(data, reductions=False)
+    assert len(cp_bare.proto.constraints) < len(cp_full.proto.constraints)
 
 
 # -- the suite ----------------------------------------------------------------------------------
@@ -319,7 +371,7 @@ def test_regression_cpsat_matches_recorded_optimum(position: int) -> None:
     opt, instance = _suite()[name]
     result = solve_offline(instance, "cpsat", dt=opt.dt, time_limit=30)
     assert result.status is SolveStatus.OPTIMAL
-    assert result.objective == pytest.approx(opt.objective, abs=opt.tolerance_s)
+    assert result.replayed_avg_jct == pytest.approx(opt.replayed_avg_jct, abs=opt.tolerance_s)
 
 
 def test_regression_milp_matches_recorded_optimum() -> None:
@@ -328,7 +380,7 @@ def test_regression_milp_matches_recorded_optimum() -> None:
     opt, instance = _suite()[name]
     result = solve_offline(instance, "milp", dt=opt.dt, time_limit=30)
     assert result.status is SolveStatus.OPTIMAL
-    assert result.objective == pytest.approx(opt.objective, abs=opt.tolerance_s)
+    assert result.replayed_avg_jct == pytest.approx(opt.replayed_avg_jct, abs=opt.tolerance_s)
 
 
 @pytest.mark.slow
@@ -339,7 +391,7 @@ def test_regression_whole_suite() -> None:
             continue
         result = solve_offline(instance, "cpsat", dt=opt.dt, time_limit=120, num_workers=4)
         assert result.status is SolveStatus.OPTIMAL, opt.name
-        assert result.objective == pytest.approx(opt.objective, abs=opt.tolerance_s)
+        assert result.replayed_avg_jct == pytest.approx(opt.replayed_avg_jct, abs=opt.tolerance_s)
 
 
 # -- limits and errors --------------------------------------------------------------------------
@@ -367,9 +419,10 @@ def test_time_limit_is_respected(backend: str) -> None:
     else:  # wall-clock on a shared machine: only a gross overrun (no limit passed) is an error
         assert sum(r["runtime_s"] for r in info["rounds"]) <= 2.0 * 5
     assert result.status in (SolveStatus.FEASIBLE, SolveStatus.OPTIMAL)
-    assert result.bound is not None and result.objective is not None and result.solution
-    assert result.bound <= result.objective + 1e-6
-    assert result.objective == info["replayed_avg_jct"]
+    replayed = result.replayed_avg_jct
+    assert result.bound is not None and replayed is not None and result.schedule
+    assert result.bound <= replayed + 1e-6
+    assert result.rescore() == pytest.approx(replayed, rel=1e-12)
     if result.status is SolveStatus.FEASIBLE:
         assert "limit" in info
 
@@ -381,14 +434,15 @@ def test_time_limit_without_a_solution_returns_the_heuristic(backend: str, hint:
     instance = _hard_instance()
     result = solve_offline(instance, backend, dt=DT, time_limit=1e-3, hint=hint)
     assert result.status is SolveStatus.FEASIBLE
-    assert result.solution is not None and result.objective is not None
+    assert result.schedule is not None and result.replayed_avg_jct is not None
     heuristic = result.info["heuristic"]
     if result.info["source"] != "model":
         assert result.info["source"] == f"heuristic:{heuristic}"
-        assert result.objective == pytest.approx(result.info["heuristic_avg_jct"], rel=1e-12)
-    replayed = replay(instance, result.solution, DT)
-    assert float(replayed.jobs["jct"].mean()) == pytest.approx(result.objective, rel=1e-12)
-    assert result.bound is not None and result.bound <= result.objective
+        assert result.objective is None  # no model value for a heuristic's schedule
+        assert result.replayed_avg_jct == pytest.approx(result.info["heuristic_avg_jct"], rel=1e-12)
+    replayed = replay(instance, result.schedule, DT)
+    assert float(replayed.jobs["jct"].mean()) == pytest.approx(result.replayed_avg_jct, rel=1e-12)
+    assert result.bound is not None and result.bound <= result.replayed_avg_jct
 
 
 def test_time_limited_cpsat_is_reproducible() -> None:
@@ -397,7 +451,8 @@ def test_time_limited_cpsat_is_reproducible() -> None:
         solve_offline(_hard_instance(), "cpsat", dt=DT, time_limit=0.5, seed=3) for _ in range(2)
     ]
     assert runs[0].status is runs[1].status
-    assert runs[0].solution == runs[1].solution
+    assert runs[0].schedule == runs[1].schedule
+    assert runs[0].replayed_avg_jct == runs[1].replayed_avg_jct
     assert runs[0].objective == runs[1].objective and runs[0].bound == runs[1].bound
     assert runs[0].info["limit"] == "deterministic time"
 
@@ -408,7 +463,7 @@ def test_horizon_shorter_than_a_job_is_infeasible(backend: str) -> None:
     result = solve_offline(_tiny("sequential"), backend, dt=DT, horizon=1)
     assert result.status is SolveStatus.INFEASIBLE
     assert "horizon" in result.info["reason"]
-    assert result.solution is None
+    assert result.schedule is None
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -416,7 +471,8 @@ def test_solver_proves_a_short_horizon_infeasible(backend: str) -> None:
     """The two jobs need 3 slots (sharing stretches both); with 2 the solver proves it."""
     result = solve_offline(_tiny("sequential"), backend, dt=DT, horizon=2)
     assert result.status is SolveStatus.INFEASIBLE
-    assert result.objective is None and result.solution is None
+    assert result.objective is None and result.replayed_avg_jct is None
+    assert result.schedule is None
     result = solve_offline(_tiny("sequential"), backend, dt=DT, horizon=3)
     assert result.status is SolveStatus.OPTIMAL
 

@@ -10,14 +10,17 @@ float summation (1e-9 relative here). In general two optima may differ by at mos
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import formulations
+from formulations.families import defined
 from formulations.result import SolveStatus
 from formulations.round import (
     SCALE,
@@ -31,6 +34,7 @@ from formulations.round import (
     solve,
     violations,
 )
+from formulations.round.families import FAMILIES
 from formulations.round.generate import random_round
 from sjfbsbf.core.interference import ContentionModel
 from sjfbsbf.core.model import Cluster, Instance
@@ -46,6 +50,7 @@ BACKENDS = [
     pytest.param({"solver": "milp", "milp_backend": "cbc"}, id="milp-cbc"),
 ]
 REL = 1e-9
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "formulations.md"
 
 
 def tiny(seed: int, **overrides: object) -> RoundProblem:
@@ -136,6 +141,22 @@ def test_preprocess_drops_non_positive_and_unreachable_pairs() -> None:
     data = preprocess(problem)
     assert data.empty  # one positive 1-GPU host + 1 idle GPU < 3 GPUs
     assert solve(problem).objective == 0.0
+
+
+# -- constraint families ---------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", ["milp", "cpsat"])
+def test_every_family_has_one_function_in_each_backend(backend: str) -> None:
+    """The backends define ``add_<name>`` for every family of the one list, and no other."""
+    module = importlib.import_module(f"formulations.round.{backend}")
+    assert defined(module) == {family.function for family in FAMILIES}
+
+
+def test_families_are_documented() -> None:
+    """Every family's function is named in its section of docs/formulations.md (§1.4 table)."""
+    text = DOCS.read_text(encoding="utf-8")
+    for family in FAMILIES:
+        assert f"`{family.function}`" in text, family.name
+        assert f"### {family.section[1:]} " in text, family.section
 
 
 # -- time limit and errors -------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from formulations.offline.preprocess import OfflineData
+from formulations.offline.data import OfflineData
 from formulations.result import SolveStatus
 from sjfbsbf.policies.planned import PlannedStart, Schedule
 from sjfbsbf.sim.ticks import tick_ceil

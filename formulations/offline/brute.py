@@ -19,7 +19,8 @@ import time
 from itertools import combinations, product
 
 from formulations.offline.replay import interval_for
-from formulations.result import SolveResult, SolveStatus
+from formulations.offline.result import OfflineResult
+from formulations.result import SolveStatus
 from sjfbsbf.core.catalog import generic_profile, get_catalog
 from sjfbsbf.core.errors import FeasibilityError
 from sjfbsbf.core.interference import Interference
@@ -56,8 +57,11 @@ def solve_brute(
     *,
     interference: Interference | None = None,
     max_combinations: int = MAX_COMBINATIONS,
-) -> SolveResult:
+) -> OfflineResult:
     """Enumerate every schedule of a tiny instance and return the best by simulated average JCT.
+
+    Brute force's model is the simulator: the result's ``objective``, ``replayed_avg_jct`` and
+    ``bound`` are the same number.
 
     Raises
     ------
@@ -145,9 +149,20 @@ def solve_brute(
             best = (avg, tuple(sorted(combo, key=lambda e: e.job_id)))
     runtime = time.perf_counter() - started
     info = {"combinations": count, "simulated": simulated, "sjf_avg_jct": upper / len(per_job)}
-    if best is None:
-        return SolveResult(SolveStatus.INFEASIBLE, None, None, runtime, "brute", None, info)
-    return SolveResult(SolveStatus.OPTIMAL, best[0], best[0], runtime, "brute", best[1], info)
+    value, schedule = (None, None) if best is None else best
+    return OfflineResult(
+        SolveStatus.INFEASIBLE if best is None else SolveStatus.OPTIMAL,
+        schedule,
+        objective=value,
+        replayed_avg_jct=value,
+        bound=value,
+        runtime_s=runtime,
+        solver="brute",
+        dt=dt,
+        info=info,
+        instance=instance,
+        interference=model,
+    )
 
 
 def _surely_infeasible(

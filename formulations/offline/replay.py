@@ -1,4 +1,8 @@
-"""Re-score a schedule: replay it with the ``planned`` policy in the simulator (DESIGN §4.3)."""
+"""Re-score a schedule: replay it with the ``planned`` policy in the simulator.
+
+The offline model never trusts its own objective: every schedule it returns is replayed here, at
+the model's slot length as the tick (docs/formulations.md §2.1, §2.9).
+"""
 
 from __future__ import annotations
 

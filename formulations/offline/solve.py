@@ -5,10 +5,10 @@ force. The model is a relaxation of the simulator (progress rounded up, §2.5), 
 lower bound; the replay decides (§2.9). Each model schedule is replayed in the simulator
 (``planned`` policy); if the replay disagrees with the model beyond the stated tolerance (a job the
 model releases a tick earlier than the simulator, or a plan the simulator cannot run), that
-schedule is cut off by a no-good constraint and the model is solved again. The result's
-``objective`` is always a simulated average JCT: the best replayed schedule, the best
+schedule is cut off by a no-good constraint and the model is solved again. The result
+(:class:`~formulations.offline.result.OfflineResult`) returns the best replayed schedule, the best
 non-preemptive heuristic's included, so a solve that finds nothing better still returns a
-schedule.
+schedule; its ``replayed_avg_jct`` is the simulator's value, its ``objective`` the model's.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from formulations.offline.backend import JobPlan, RawSolve, model_finish, to_schedule
-from formulations.offline.preprocess import OfflineData, preprocess
+from formulations.offline.data import OfflineData
+from formulations.offline.preprocess import preprocess
 from formulations.offline.replay import replay
+from formulations.offline.result import OfflineResult
 from formulations.offline.size import MAX_MODEL_CELLS
-from formulations.result import SolveResult, SolveStatus
+from formulations.result import SolveStatus
 from sjfbsbf.core.errors import FeasibilityError
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
@@ -75,7 +77,7 @@ def solve_offline(
     hint: bool = True,
     max_rounds: int = MAX_ROUNDS,
     max_model_cells: int | None = MAX_MODEL_CELLS,
-) -> SolveResult:
+) -> OfflineResult:
     """Solve the offline problem of ``instance`` with slots of ``dt`` seconds.
 
     Parameters
@@ -111,16 +113,16 @@ def solve_offline(
 
     Returns
     -------
-    SolveResult
+    OfflineResult
         ``status``: ``OPTIMAL`` when the best replayed schedule is within the model tolerance of
         the lower bound, ``FEASIBLE`` otherwise (a schedule always comes back when the heuristics
-        fit the horizon). ``objective``: the simulated average JCT of ``solution`` (s).
-        ``bound``: a proven lower bound on every schedule's simulated average JCT (up to the
-        tolerance). ``info``: ``replayed_avg_jct`` (= objective), ``model_objective`` (the
-        model's value of the returned schedule, when it came from the model), ``source``
-        (``"model"`` or ``"heuristic:<policy>"``), ``rounds`` (one record per model solve),
-        ``tolerance_s``, ``model_finish`` / ``replay_finish`` (job id -> s), ``limit`` (what
-        stopped a time-limited solve), ``replay_within_tolerance``.
+        fit the horizon). ``schedule``: the best replayed schedule. ``replayed_avg_jct``: its
+        simulated average JCT (s). ``objective``: the model's average JCT of it (``None`` when it
+        came from a heuristic). ``bound``: a proven lower bound on every schedule's simulated
+        average JCT (up to the tolerance). ``info``: ``source`` (``"model"`` or
+        ``"heuristic:<policy>"``), ``rounds`` (one record per model solve), ``tolerance_s``,
+        ``model_finish`` / ``replay_finish`` (job id -> s), ``limit`` (what stopped a
+        time-limited solve), ``replay_within_tolerance``.
 
     Raises
     ------
@@ -156,9 +158,22 @@ def solve_offline(
         "num_workers": num_workers,
         "seed": seed,
     }
+
+    def result(
+        status: SolveStatus,
+        schedule: Schedule | None = None,
+        objective: float | None = None,
+        replayed: float | None = None,
+        bound: float | None = None,
+        runtime: float = 0.0,
+    ) -> OfflineResult:
+        return OfflineResult(
+            status, schedule, objective, replayed, bound, runtime, solver, dt, info, instance, model
+        )
+
     if data.infeasible is not None:
         info["reason"] = data.infeasible
-        return SolveResult(SolveStatus.INFEASIBLE, None, None, 0.0, solver, None, info)
+        return result(SolveStatus.INFEASIBLE)
 
     best: _Best | None = None
     if data.heuristic is not None:
@@ -238,24 +253,22 @@ def solve_offline(
             backend_status if backend_status is not SolveStatus.OPTIMAL else SolveStatus.UNKNOWN
         )
         bound = None if model_bound is None else max(model_bound, trivial)
-        return SolveResult(status, None, bound, runtime, solver, None, info)
+        return result(status, bound=bound, runtime=runtime)
     # Schedules cut off or run by a heuristic were replayed (≥ best); the rest are ≥ the model's
     # bound; every schedule is ≥ the preprocessing's bound (§2.2).
     lower = trivial if model_bound is None else max(trivial, model_bound)
     if proven and backend_status is SolveStatus.INFEASIBLE:
         lower = best.avg_jct
     lower_bound = min(best.avg_jct, lower)
-    info["replayed_avg_jct"] = best.avg_jct
     info["replay_finish"] = best.finish
     info["source"] = best.source
-    info["model_objective"] = best.model_objective
     info["replay_within_tolerance"] = best.model_objective is not None and abs(
         best.model_objective - best.avg_jct
     ) <= objective_tolerance(data, best.model_objective)
     if best.source != "model":
         info.pop("model_finish", None)
     final = SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE
-    return SolveResult(final, best.avg_jct, lower_bound, runtime, solver, best.schedule, info)
+    return result(final, best.schedule, best.model_objective, best.avg_jct, lower_bound, runtime)
 
 
 def _better(replayed: float, best: _Best | None) -> bool:

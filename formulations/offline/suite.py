@@ -1,10 +1,13 @@
-"""The suite of small named instances with recorded optima (DESIGN §5, ``instances/``).
+"""The suite of small named instances with recorded optima (docs/formulations.md §2.8,
+``instances/``).
 
 ``instances/optima.json`` records, per instance file, the offline optimum a solver proved (or
-the best schedule it found, with its status): the solver's objective and bound, the simulator's
-re-score of the schedule (``replayed_avg_jct``, the value gaps are measured against), the
-backend and its settings, the runtime and the slot length ``dt``. The gaps of policies to
-these optima are computed in :mod:`sjfbsbf.experiments.gap`.
+the best schedule it found, with its status): the schedule, the simulator's average JCT of it
+(``replayed_avg_jct``, the value gaps are measured against), the lower bound, the backend and its
+settings, the runtime and the slot length ``dt``. The file's ``objective`` key predates the
+result's field of that name and holds the *replayed* value too (kept so the file stays
+compatible); the model's own value is not recorded. The gaps of policies to these optima are
+computed in :mod:`sjfbsbf.experiments.gap`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from formulations.result import SolveResult
+from formulations.offline.result import OfflineResult
 from sjfbsbf.core.atomic import write_text_atomic
 from sjfbsbf.core.instance_io import read_instance
 from sjfbsbf.core.model import Instance
@@ -39,10 +42,11 @@ class Optimum:
         Instance file name, relative to the suite directory.
     status
         ``"optimal"`` when proven, else the solver's status.
-    objective, bound
-        The solver's objective and proven lower bound (average JCT, s).
+    bound
+        The proven lower bound (average JCT, s).
     replayed_avg_jct
-        The simulator's average JCT of the recorded schedule (s): the reference for gaps.
+        The simulator's average JCT of the recorded schedule (s): the reference for gaps (read
+        from the file's ``replayed_avg_jct``, or its ``objective``, which holds the same value).
     dt
         Slot length = tick of every comparison (s).
     tolerance_s
@@ -56,7 +60,6 @@ class Optimum:
     name: str
     file: str
     status: str
-    objective: float | None
     bound: float | None
     replayed_avg_jct: float | None
     dt: float
@@ -70,16 +73,16 @@ class Optimum:
         return self.status == "optimal"
 
 
-def record(name: str, file: str, result: SolveResult, **details: Any) -> dict[str, Any]:
-    """The JSON entry of a solve of instance ``name``."""
+def record(name: str, file: str, result: OfflineResult, **details: Any) -> dict[str, Any]:
+    """The JSON entry of a solve of instance ``name`` (``objective``: the replayed value)."""
     info = result.info
-    schedule = result.solution or ()
+    schedule = result.schedule or ()
     return {
         "file": file,
         "status": result.status.value,
-        "objective": result.objective,
+        "objective": result.replayed_avg_jct,
         "bound": result.bound,
-        "replayed_avg_jct": info.get("replayed_avg_jct"),
+        "replayed_avg_jct": result.replayed_avg_jct,
         "dt": info["dt"],
         "tolerance_s": info.get("tolerance_s"),
         "backend": result.solver,
@@ -132,9 +135,8 @@ def read_optima(path: str | os.PathLike[str]) -> dict[str, Optimum]:
             name=name,
             file=entry["file"],
             status=entry["status"],
-            objective=entry.get("objective"),
             bound=entry.get("bound"),
-            replayed_avg_jct=entry.get("replayed_avg_jct"),
+            replayed_avg_jct=entry.get("replayed_avg_jct", entry.get("objective")),
             dt=float(entry["dt"]),
             tolerance_s=float(entry.get("tolerance_s") or 0.0),
             schedule=schedule,

@@ -1,4 +1,4 @@
-"""The round model (DESIGN §4.1): pairing and sub-batch selection at one decision.
+"""The round model (docs/formulations.md §1): pairing and sub-batch selection at one decision.
 
 >>> from formulations.round import RoundHost, RoundJob, RoundProblem, solve
 >>> problem = RoundProblem(

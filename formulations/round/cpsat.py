@@ -1,19 +1,22 @@
 """The round model in OR-Tools CP-SAT (snake_case API), the same model as :mod:`.milp`.
 
-Built as variables, one function per constraint family, objective (docs/formulations.md §2).
-Reproducible: a fixed ``random_seed`` and ``num_workers``.
+Built as variables, one function per constraint family, objective (docs/formulations.md §1.4);
+solved through the engine layer (:mod:`formulations.engines.cpsat`, §3). Reproducible: a fixed
+``random_seed`` and ``num_workers``.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from formulations.result import SolveStatus
+from formulations.engines import EngineOptions
+from formulations.engines import cpsat as engine
+from formulations.families import apply
 from formulations.round.assignment import RoundAssignment
 from formulations.round.backend import RawSolve, decode, hint_values
+from formulations.round.families import FAMILIES
 from formulations.round.preprocess import RoundData
 
 
@@ -105,45 +108,27 @@ def set_objective(model: cp_model.CpModel, data: RoundData, v: CpVars) -> None:
     model.maximize(sum(cand.coef * v.y[c] for c, cand in enumerate(data.candidates)))
 
 
-CONSTRAINTS = (
-    add_one_option,
-    add_link,
-    add_gpu_take,
-    add_exact_gpus,
-    add_host_capacity,
-    add_idle_capacity,
-    add_max_partners,
-    add_threshold,
-)
-
-
 def build(data: RoundData) -> tuple[cp_model.CpModel, CpVars]:
-    """The CP-SAT model: variables, constraint families, objective."""
+    """The CP-SAT model: variables, the constraint families of :data:`FAMILIES`, objective."""
     model = cp_model.CpModel()
     v = add_variables(model, data)
-    for family in CONSTRAINTS:
-        family(model, data, v)
+    apply(__name__, FAMILIES, model, data, v)
     set_objective(model, data, v)
     return model, v
 
 
-def add_hint(model: cp_model.CpModel, data: RoundData, v: CpVars, hint: RoundAssignment) -> None:
-    """Give CP-SAT a known assignment as its first solution hint."""
+def hints(data: RoundData, v: CpVars, hint: RoundAssignment) -> list[tuple[cp_model.IntVar, int]]:
+    """A known assignment as CP-SAT solution hints ``(variable, value)``."""
     x, y, n, i = hint_values(data, hint)
+    out = []
     for p, value in x.items():
-        model.add_hint(v.x[p], value)
-        model.add_hint(v.i[p], i[p])
+        out.append((v.x[p], value))
+        out.append((v.i[p], i[p]))
     for c, value in y.items():
-        model.add_hint(v.y[c], value)
+        out.append((v.y[c], value))
         if data.candidates[c].host_gpus > 1:
-            model.add_hint(v.n[c], n[c])
-
-
-_STATUS = {
-    cp_model.OPTIMAL: SolveStatus.OPTIMAL,
-    cp_model.FEASIBLE: SolveStatus.FEASIBLE,
-    cp_model.INFEASIBLE: SolveStatus.INFEASIBLE,
-}
+            out.append((v.n[c], n[c]))
+    return out
 
 
 def solve_cpsat(
@@ -154,14 +139,14 @@ def solve_cpsat(
     num_workers: int = 1,
     hint: RoundAssignment | None = None,
 ) -> RawSolve:
-    """Build and solve the CP-SAT model.
+    """Build the CP-SAT model and solve it through :mod:`formulations.engines.cpsat`.
 
     Parameters
     ----------
     data
         Preprocessed round problem.
     time_limit
-        Seconds (``None``: none).
+        Wall-clock seconds (``None``: none).
     seed
         ``random_seed``.
     num_workers
@@ -170,32 +155,19 @@ def solve_cpsat(
         A known assignment given as a solution hint.
     """
     model, v = build(data)
-    if hint is not None:
-        add_hint(model, data, v, hint)
-    solver = cp_model.CpSolver()
-    solver.parameters.random_seed = seed
-    solver.parameters.num_workers = num_workers
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = time_limit
-    start = time.perf_counter()
-    code = solver.solve(model)
-    runtime = time.perf_counter() - start
-    status = _STATUS.get(code)
-    if status is None:
-        status = SolveStatus.TIME_LIMIT if code == cp_model.UNKNOWN else SolveStatus.UNKNOWN
-    info = {
-        "solver_status": solver.status_name(code),
-        "variables": len(model.proto.variables),
-        "constraints": len(model.proto.constraints),
-        "num_workers": num_workers,
-    }
-    if not status.has_solution:
-        return RawSolve(status, None, None, runtime, info)
+    run = engine.solve(
+        model,
+        EngineOptions(time_limit=time_limit, seed=seed, workers=num_workers),
+        hints=() if hint is None else hints(data, v, hint),
+    )
+    info = dict(run.info, num_workers=num_workers)
+    if not run.status.has_solution:
+        return RawSolve(run.status, None, None, run.runtime_s, info)
     assignment = decode(
         data,
-        chosen=lambda p: solver.boolean_value(v.x[p]),
-        used=lambda c: solver.boolean_value(v.y[c]),
-        taken=lambda c: int(solver.value(v.n[c])),
-        idle=lambda p: int(solver.value(v.i[p])),
+        chosen=lambda p: run.value(v.x[p]) == 1,
+        used=lambda c: run.value(v.y[c]) == 1,
+        taken=lambda c: int(run.value(v.n[c])),
+        idle=lambda p: int(run.value(v.i[p])),
     )
-    return RawSolve(status, assignment, float(solver.best_objective_bound), runtime, info)
+    return RawSolve(run.status, assignment, run.bound, run.runtime_s, info)

@@ -1,21 +1,21 @@
 """The round model as a MILP in PuLP, solved by HiGHS (``pulp.HiGHS``, via highspy) or CBC.
 
-Built as variables, one function per constraint family, objective (docs/formulations.md §2).
-PuLP 3.3.2 reports ``prob.status`` "Optimal" also for a time-limited incumbent; the status here is
-read from ``prob.sol_status`` (1 proven optimal, 2 integer feasible).
+Built as variables, one function per constraint family, objective (docs/formulations.md §1.4);
+solved through the engine layer (:mod:`formulations.engines.milp`, §3).
 """
 
 from __future__ import annotations
 
-import time
-import warnings
 from dataclasses import dataclass
 
 import pulp
 
-from formulations.result import SolveStatus
+from formulations.engines import EngineOptions
+from formulations.engines import milp as engine
+from formulations.families import apply
 from formulations.round.assignment import RoundAssignment
 from formulations.round.backend import RawSolve, decode, hint_values
+from formulations.round.families import FAMILIES
 from formulations.round.preprocess import RoundData
 
 #: The integer objective lets the search stop once the gap is below one unit.
@@ -126,69 +126,27 @@ def set_objective(prob: pulp.LpProblem, data: RoundData, v: MilpVars) -> None:
     prob += pulp.lpSum(cand.coef * v.y[c] for c, cand in enumerate(data.candidates))
 
 
-CONSTRAINTS = (
-    add_one_option,
-    add_link,
-    add_gpu_take,
-    add_exact_gpus,
-    add_host_capacity,
-    add_idle_capacity,
-    add_max_partners,
-    add_threshold,
-)
-
-
 def build(data: RoundData) -> tuple[pulp.LpProblem, MilpVars]:
-    """The PuLP model: variables, constraint families, objective."""
+    """The PuLP model: variables, the constraint families of :data:`FAMILIES`, objective."""
     prob = pulp.LpProblem("round", pulp.LpMaximize)
     v = add_variables(prob, data)
-    for family in CONSTRAINTS:
-        family(prob, data, v)
+    apply(__name__, FAMILIES, prob, data, v)
     set_objective(prob, data, v)
     return prob, v
 
 
-def _solver(backend: str, time_limit: float | None, seed: int, warm: bool) -> pulp.LpSolver:
-    if backend == "highs":
-        return pulp.HiGHS(
-            msg=False, timeLimit=time_limit, gapRel=0.0, gapAbs=ABS_GAP, random_seed=seed
-        )
-    if backend == "cbc":
-        # PuLP 3.3 warns that the bundled CBC goes away in PuLP 4; pinned to <4 (DESIGN §4.3).
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "PULP_CBC_CMD is deprecated", DeprecationWarning)
-            # randomCbcSeed 0 means "time of day" to CBC: shift by one to stay reproducible.
-            return pulp.PULP_CBC_CMD(
-                msg=False,
-                timeLimit=time_limit,
-                gapRel=0.0,
-                gapAbs=ABS_GAP,
-                threads=1,
-                warmStart=warm,
-                options=[f"randomCbcSeed {seed + 1}"],
-            )
-    raise ValueError(f"unknown MILP backend {backend!r}; use 'highs' or 'cbc'")
-
-
-def _status(prob: pulp.LpProblem, time_limit: float | None) -> SolveStatus:
-    if prob.sol_status == pulp.LpSolutionOptimal:
-        return SolveStatus.OPTIMAL
-    if prob.sol_status == pulp.LpSolutionIntegerFeasible:
-        return SolveStatus.FEASIBLE
-    if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
-        return SolveStatus.INFEASIBLE
-    if prob.status == pulp.LpStatusNotSolved and time_limit is not None:
-        return SolveStatus.TIME_LIMIT
-    return SolveStatus.UNKNOWN
-
-
-def _bound(prob: pulp.LpProblem, backend: str) -> float | None:
-    if backend != "highs":
-        return None
-    info = prob.solverModel.getInfo()
-    # PuLP hands HiGHS the negated objective of a maximization.
-    bound = -float(info.mip_dual_bound)
-    return bound if abs(bound) < float("inf") else None
+def warm_start(data: RoundData, v: MilpVars, hint: RoundAssignment) -> dict[pulp.LpVariable, int]:
+    """A known assignment as MILP start values by variable."""
+    x, y, n, i = hint_values(data, hint)
+    start: dict[pulp.LpVariable, int] = {}
+    for p, chosen in x.items():
+        start[v.x[p]] = chosen
+        start[v.i[p]] = i[p]
+    for c, used in y.items():
+        start[v.y[c]] = used
+        if data.candidates[c].host_gpus > 1:
+            start[v.n[c]] = n[c]
+    return start
 
 
 def solve_milp(
@@ -199,56 +157,40 @@ def solve_milp(
     backend: str = "highs",
     hint: RoundAssignment | None = None,
 ) -> RawSolve:
-    """Build and solve the MILP.
+    """Build the MILP and solve it through :mod:`formulations.engines.milp`.
 
     Parameters
     ----------
     data
         Preprocessed round problem.
     time_limit
-        Seconds (``None``: none).
+        Wall-clock seconds (``None``: none).
     seed
         Solver random seed.
     backend
         ``"highs"`` (``pulp.HiGHS``) or ``"cbc"`` (``pulp.PULP_CBC_CMD``).
     hint
-        A known assignment used as a warm start (CBC only; ``pulp.HiGHS`` takes none).
+        A known assignment, a warm start for CBC (HiGHS gets none here, as it always had).
+
+    CBC runs one thread; HiGHS keeps its default thread count (§3).
     """
     prob, v = build(data)
-    warm = hint is not None and backend == "cbc"
-    if warm:
-        assert hint is not None
-        x, y, n, i = hint_values(data, hint)
-        for p, chosen in x.items():
-            v.x[p].setInitialValue(chosen)
-            v.i[p].setInitialValue(i[p])
-        for c, used in y.items():
-            v.y[c].setInitialValue(used)
-            if data.candidates[c].host_gpus > 1:
-                v.n[c].setInitialValue(n[c])
-    solver = _solver(backend, time_limit, seed, warm)
-    start = time.perf_counter()
-    prob.solve(solver)
-    runtime = time.perf_counter() - start
-    status = _status(prob, time_limit)
-    info = {
-        "backend": backend,
-        "solver_status": pulp.LpStatus[prob.status],
-        "sol_status": prob.sol_status,
-        "variables": len(prob.variables()),
-        "constraints": prob.numConstraints(),
-    }
-    if not status.has_solution:
-        return RawSolve(status, None, None, runtime, info)
-
-    def value(var: pulp.LpVariable) -> int:
-        return round(var.value() or 0.0)
-
+    start = None if hint is None or backend != "cbc" else warm_start(data, v, hint)
+    run = engine.solve(
+        prob,
+        EngineOptions(time_limit=time_limit, seed=seed, workers=1),
+        backend=backend,
+        gap_rel=0.0,
+        gap_abs=ABS_GAP,
+        start=start,
+    )
+    if not run.status.has_solution:
+        return RawSolve(run.status, None, None, run.runtime_s, run.info)
     assignment = decode(
         data,
-        chosen=lambda p: value(v.x[p]) == 1,
-        used=lambda c: value(v.y[c]) == 1,
-        taken=lambda c: value(v.n[c]),
-        idle=lambda p: value(v.i[p]),
+        chosen=lambda p: round(run.value(v.x[p])) == 1,
+        used=lambda c: round(run.value(v.y[c])) == 1,
+        taken=lambda c: round(run.value(v.n[c])),
+        idle=lambda p: round(run.value(v.i[p])),
     )
-    return RawSolve(status, assignment, _bound(prob, backend), runtime, info)
+    return RawSolve(run.status, assignment, run.bound, run.runtime_s, run.info)

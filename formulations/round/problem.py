@@ -1,4 +1,4 @@
-"""The round problem's immutable data (DESIGN §4.1): what one decision leaves to pair.
+"""The round problem's immutable data (docs/formulations.md §1.2): what a decision leaves to pair.
 
 After the SJF pass has started alone every pending job that fits on idle GPUs, the round problem
 holds the pending jobs that did not fit (in SJF order), the host candidates (running jobs that

@@ -158,17 +158,17 @@ def solve(
     except ModelTooLarge as exc:
         raise InstanceError(f"{exc}; --force builds it anyway", source=str(instance_path)) from None
     info = result.info
-    replayed = result.objective  # the simulator's score of the returned schedule
+    replayed = result.replayed_avg_jct  # the simulator's score of the returned schedule
 
     def seconds(value: float | None) -> str:
         return "-" if value is None else f"{value:,.2f}"
 
     console.print(f"status              {result.status.value}", markup=False)
-    console.print(f"avg JCT (simulated) {seconds(result.objective)} s", markup=False)
+    console.print(f"avg JCT (simulated) {seconds(replayed)} s", markup=False)
     console.print(f"lower bound         {seconds(result.bound)} s", markup=False)
     source = info.get("source")
     if source is not None:
-        model_objective = info.get("model_objective")
+        model_objective = result.objective  # the model's value of the schedule (None: heuristic)
         origin = "the model" if source == "model" else source.replace("heuristic:", "heuristic ")
         if model_objective is not None:
             origin += f" (model objective {model_objective:,.2f} s)"

@@ -1,107 +1,29 @@
-"""The offline model in OR-Tools CP-SAT (snake_case API): the same model as :mod:`.milp`.
+"""The offline CP-SAT model's constraints: one function per family of
+:data:`formulations.offline.families.FAMILIES`, plus the no-good cuts (docs/formulations.md
+§2.4, §2.9).
 
-Built as variables, one function per constraint family, objective. Integer data: progress in
-work units, the last slot's used time in ``dt / F`` units (F = ``time_units_per_slot``), so the
-objective Σ_j (F · last slot + used units) is an integer; conditional bounds use enforcement
-literals (``only_enforce_if``) where the MILP uses their big-M linearisation. Reproducible: a
-fixed ``random_seed`` and ``num_workers``.
+Each ``add_<family>(model, data, v)`` adds one family; the same families as
+:mod:`formulations.offline.milp.constraints`, with enforcement literals (``only_enforce_if``) and
+Boolean clauses where the MILP uses big-M rows.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, TypeAlias
+from typing import Any
 
 from ortools.sat.python import cp_model
 
 from formulations.offline.backend import (
     JobPlan,
-    RawSolve,
-    avg_jct_from_total,
     decision_keys,
-    schedule_values,
 )
-from formulations.offline.preprocess import OfflineData, slowing_options
-from formulations.result import SolveStatus
-from sjfbsbf.policies.planned import Schedule
-
-Lit: TypeAlias = cp_model.IntVar
-
-
-@dataclass
-class CpVars:
-    """The model's variables (names and keys as in :class:`formulations.offline.milp.MilpVars`).
-
-    ``frac`` counts ``dt / F`` units of the last slot; ``prog`` and ``rest`` count work units.
-    """
-
-    y: dict[tuple[int, int], Lit]
-    e: dict[tuple[int, int], Lit]
-    r: dict[tuple[int, int], Lit]
-    x: dict[tuple[int, int], Lit]
-    z: dict[tuple[int, int], Lit]
-    node: dict[tuple[int, int], Lit]
-    occ: dict[tuple[int, int, int], Lit]
-    p: dict[int, Lit]
-    v: dict[tuple[int, int], Lit]
-    ever: dict[int, Lit]
-    common: dict[tuple[int, int], Lit]
-    w: dict[tuple[int, int], Lit]
-    last: dict[tuple[int, int], Lit]
-    prog: dict[tuple[int, int], cp_model.IntVar]
-    rest: dict[int, cp_model.IntVar]
-    frac: dict[int, cp_model.IntVar]
-
-
-def add_variables(model: cp_model.CpModel, data: OfflineData) -> CpVars:
-    """All variables with their domains."""
-    y, e, r, x, z, node, prog, rest, frac = {}, {}, {}, {}, {}, {}, {}, {}, {}
-    units = data.time_units_per_slot
-    for i, job in enumerate(data.jobs):
-        for t in job.start_slots:
-            y[i, t] = model.new_bool_var(f"y_{i}_{t}")
-        for t in job.end_slots:
-            e[i, t] = model.new_bool_var(f"e_{i}_{t}")
-        for t in job.slots:
-            r[i, t] = model.new_bool_var(f"r_{i}_{t}")
-            prog[i, t] = model.new_int_var(0, job.max_progress, f"prog_{i}_{t}")
-        rest[i] = model.new_int_var(0, job.max_progress, f"rest_{i}")
-        frac[i] = model.new_int_var(0, units, f"frac_{i}")
-        for g in data.gpus:
-            x[i, g] = model.new_bool_var(f"x_{i}_{g}")
-        for o in range(len(job.options)):
-            z[i, o] = model.new_bool_var(f"z_{i}_{o}")
-        if job.link_spans:
-            for n in range(len(data.nodes)):
-                node[i, n] = model.new_bool_var(f"node_{i}_{n}")
-    occ = {}
-    for t in range(data.horizon):
-        present = [i for i, job in enumerate(data.jobs) if t in job.slots]
-        if len(present) > 2:
-            for i in present:
-                for g in data.gpus:
-                    occ[i, g, t] = model.new_bool_var(f"occ_{i}_{g}_{t}")
-    p, v, ever, common, w, last = {}, {}, {}, {}, {}, {}
-    for q, pair in enumerate(data.pairs):
-        p[q] = model.new_bool_var(f"p_{q}")
-        for g in data.gpus:
-            common[q, g] = model.new_bool_var(f"common_{q}_{g}")
-        if not pair.any_fit:
-            continue
-        for t in pair.overlap:
-            v[q, t] = model.new_bool_var(f"v_{q}_{t}")
-        for c in range(len(pair.options)):
-            w[q, c] = model.new_bool_var(f"w_{q}_{c}")
-        if pair.conflicts:
-            ever[q] = model.new_bool_var(f"ever_{q}")
-        for a in (pair.first, pair.second):
-            if slowing_options(data, pair, a):
-                last[a, pair.other(a)] = model.new_bool_var(f"last_{a}_{pair.other(a)}")
-    return CpVars(y, e, r, x, z, node, occ, p, v, ever, common, w, last, prog, rest, frac)
+from formulations.offline.cpsat.objective import total_units
+from formulations.offline.cpsat.variables import CpVars, Lit
+from formulations.offline.data import OfflineData
+from formulations.offline.pairs import slowing_options
 
 
 def add_start_end(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
@@ -318,8 +240,14 @@ def add_last_slot(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None
                 model.add(units * v.rest[i] <= rate * v.frac[i]).only_enforce_if([last, v.w[q, n]])
 
 
+def add_work(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
+    """All work is done: Σ_t prog + rest = W."""
+    for i, job in enumerate(data.jobs):
+        model.add(sum(v.prog[i, t] for t in job.slots) + v.rest[i] == job.work)
+
+
 def add_valid_cuts(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
-    """Redundant inequalities (see :func:`formulations.offline.milp.add_valid_cuts`).
+    """Redundant inequalities (see :func:`formulations.offline.milp.constraints.add_valid_cuts`).
 
     The throughput cut's coefficients G_j · K / top_j are rounded down (K = 10^9), which keeps
     it valid.
@@ -358,12 +286,6 @@ def add_valid_cuts(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> Non
                 model.add_bool_or([v.r[i, t].Not(), v.r[k, t].Not()])
 
 
-def add_work(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
-    """All work is done: Σ_t prog + rest = W."""
-    for i, job in enumerate(data.jobs):
-        model.add(sum(v.prog[i, t] for t in job.slots) + v.rest[i] == job.work)
-
-
 def add_symmetry(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
     """GPU columns of a node in non-increasing lex order; identical jobs start in order."""
     rows = data.lex_rows
@@ -381,85 +303,11 @@ def add_symmetry(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
         )
 
 
-def total_units(data: OfflineData, v: CpVars) -> Any:
-    """Σ_j finish time in units of dt / F."""
-    units = data.time_units_per_slot
-    return sum(
-        units * sum(t * v.e[i, t] for t in job.end_slots) + v.frac[i]
-        for i, job in enumerate(data.jobs)
-    )
-
-
 def add_upper_bound(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
     """Σ finish ≤ the heuristic's bound (keeps every schedule at least as good)."""
     if data.upper_bound_total is not None:
         limit = (data.upper_bound_total + data.arrival_total) / data.dt * data.time_units_per_slot
         model.add(total_units(data, v) <= int(limit) + 1)
-
-
-REDUCTIONS = (add_no_idle_wait, add_fastest_when_alone, add_symmetry, add_upper_bound)
-
-
-def build(data: OfflineData, *, reductions: bool = True) -> tuple[cp_model.CpModel, CpVars]:
-    """The whole CP-SAT model: variables, constraint families, objective.
-
-    ``reductions=False`` leaves out the dominance rules, the symmetry breaking and the upper
-    bound (the decision space then holds every schedule, e.g. to check a policy's).
-    """
-    model = cp_model.CpModel()
-    v = add_variables(model, data)
-    for family in (
-        add_start_end,
-        add_options,
-        add_placement,
-        add_capacity,
-        add_corun,
-        add_no_idle_wait,
-        add_fastest_when_alone,
-        add_pair_options,
-        add_memory,
-        add_progress,
-        add_last_slot,
-        add_work,
-        add_valid_cuts,
-        add_symmetry,
-        add_upper_bound,
-    ):
-        if reductions or family not in REDUCTIONS:
-            family(model, data, v)
-    model.minimize(total_units(data, v))
-    return model, v
-
-
-def _literals(v: CpVars, values: dict[tuple[str, int, int], int]) -> list[tuple[Lit, int]]:
-    table = {"y": v.y, "e": v.e, "x": v.x, "z": v.z}
-    return [(table[name][i, k], value) for (name, i, k), value in values.items()]
-
-
-def add_hint(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
-    """Hint y, e, x, z from the (canonicalised) heuristic schedule."""
-    hint = data.hint()
-    if hint is None or data.heuristic is None:
-        return
-    values = schedule_values(data, hint, data.heuristic.finish)
-    for lit, value in _literals(v, values or {}):
-        model.add_hint(lit, value)
-
-
-def fix_schedule(
-    model: cp_model.CpModel,
-    data: OfflineData,
-    v: CpVars,
-    schedule: Schedule,
-    finish: dict[int, float],
-) -> bool:
-    """Fix y, e, x, z to a schedule (finish times from its simulation); False if outside."""
-    values = schedule_values(data, schedule, finish)
-    if values is None:
-        return False
-    for lit, value in _literals(v, values):
-        model.add(lit == value)
-    return True
 
 
 def add_exclusions(
@@ -470,89 +318,3 @@ def add_exclusions(
     for plans in excluded:
         keys = decision_keys(plans)
         model.add_bool_or([table[name][i, k].Not() for name, i, k in keys])
-
-
-def solve_cpsat(
-    data: OfflineData,
-    *,
-    time_limit: float | None,
-    seed: int = 0,
-    num_workers: int = 1,
-    hint: bool = True,
-    log: bool = False,
-    exclude: Sequence[dict[int, JobPlan]] = (),
-    deadline: float | None = None,
-) -> RawSolve:
-    """Build and solve the CP-SAT model.
-
-    ``time_limit`` is CP-SAT's *deterministic* time (``max_deterministic_time``, calibrated to
-    be close to seconds), so a time-limited run is reproducible for a given seed with one worker
-    (docs/formulations.md §2.6). ``deadline`` (a ``time.monotonic()`` value, default: none) is
-    a wall-clock guard, model building included, for a machine much slower than the calibration
-    (``info["limit"]`` then says ``"wall-clock guard"``). ``exclude``: schedules cut off by
-    no-good constraints.
-    """
-    model, v = build(data)
-    add_exclusions(model, data, v, exclude)
-    if hint:
-        add_hint(model, data, v)
-    solver = cp_model.CpSolver()
-    solver.parameters.random_seed = seed
-    solver.parameters.num_workers = num_workers
-    solver.parameters.log_search_progress = log
-    if time_limit is not None:
-        solver.parameters.max_deterministic_time = float(time_limit)
-    if deadline is not None:
-        solver.parameters.max_time_in_seconds = max(1e-3, deadline - time.monotonic())
-    started = time.perf_counter()
-    code = solver.solve(model)
-    runtime = time.perf_counter() - started
-    deterministic = float(solver.response_proto.deterministic_time)
-    info: dict[str, Any] = {
-        "cpsat_status": solver.status_name(code),
-        "variables": len(model.proto.variables),
-        "constraints": len(model.proto.constraints),
-        "num_workers": num_workers,
-        "seed": seed,
-        "deterministic_time": deterministic,
-        "budget_used": deterministic,
-    }
-    scale = data.dt / data.time_units_per_slot
-    limited = time_limit is not None or deadline is not None
-    stopped = code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and limited
-    if stopped:
-        by_work = time_limit is not None and deterministic >= time_limit * (1 - 1e-6)
-        info["limit"] = "deterministic time" if by_work else "wall-clock guard"
-    if code == cp_model.OPTIMAL:
-        status = SolveStatus.OPTIMAL
-    elif code == cp_model.FEASIBLE:
-        status = SolveStatus.FEASIBLE
-    elif code == cp_model.INFEASIBLE:
-        status = SolveStatus.INFEASIBLE
-    elif code == cp_model.UNKNOWN and stopped:
-        status = SolveStatus.TIME_LIMIT
-    else:
-        status = SolveStatus.UNKNOWN
-    plans: dict[int, JobPlan] = {}
-    objective = bound = None
-    if status.has_solution:
-        plans = decode(data, v, solver)
-        objective = avg_jct_from_total(data, solver.objective_value * scale)
-        bound = avg_jct_from_total(data, solver.best_objective_bound * scale)
-        info["objective_units"] = round(solver.objective_value)
-    elif status is SolveStatus.TIME_LIMIT:
-        bound = avg_jct_from_total(data, solver.best_objective_bound * scale)
-    return RawSolve(status, plans, objective, bound, runtime, info)
-
-
-def decode(data: OfflineData, v: CpVars, solver: cp_model.CpSolver) -> dict[int, JobPlan]:
-    """Job plans from the solver's values."""
-    plans = {}
-    units = data.time_units_per_slot
-    for i, job in enumerate(data.jobs):
-        start = next(t for t in job.start_slots if solver.boolean_value(v.y[i, t]))
-        end = next(t for t in job.end_slots if solver.boolean_value(v.e[i, t]))
-        gpus = tuple(g for g in data.gpus if solver.boolean_value(v.x[i, g]))
-        option = next(o for o in range(len(job.options)) if solver.boolean_value(v.z[i, o]))
-        plans[i] = JobPlan(start, end, gpus, option, solver.value(v.frac[i]) / units)
-    return plans

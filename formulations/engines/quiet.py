@@ -1,8 +1,9 @@
-"""Keep solver chatter off standard output.
+"""Keep solver chatter off standard output (docs/formulations.md §3).
 
 HiGHS prints its banner and CBC its log from native code, straight to file descriptor 1, so
 ``contextlib.redirect_stdout`` cannot catch them; :func:`stdout_to_stderr` points descriptor 1
-elsewhere for the duration of a solve.
+elsewhere for the duration of a solve. :mod:`formulations.engines.milp` wraps every MILP solve in
+it; CP-SAT writes nothing unless asked, and then through a log callback to stderr.
 """
 
 from __future__ import annotations

@@ -1,0 +1,75 @@
+"""Pairs of jobs that may co-run, with every option combination (docs/formulations.md §2.2).
+
+For each pair whose windows overlap or touch, :func:`job_pairs` lists the combinations of their
+options: whether they fit together (memory and the interference model's sharing rule) and each
+job's full-slot progress beside the other (rounded up, :func:`~.progress.slot_progress`).
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+from formulations.offline.data import JobData, OfflineData, PairData, PairOption
+from formulations.offline.progress import slot_progress
+from sjfbsbf.core.interference import Interference, Occupant, can_share
+from sjfbsbf.core.model import Instance
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
+
+
+def job_pairs(
+    instance: Instance,
+    jobs: list[JobData],
+    occupants: list[dict[int, Occupant]],
+    works: list[int],
+    model: Interference,
+    dt: float,
+) -> list[PairData]:
+    """Every pair of jobs whose windows overlap or touch, in position order."""
+    cluster = instance.cluster
+    n = instance.num_jobs
+    pairs = []
+    mem_cap = cluster.gpu_mem_gb + MEMORY_TOLERANCE_GB
+    for i, k in combinations(range(n), 2):
+        lo = max(jobs[i].first_start, jobs[k].first_start)
+        hi = min(jobs[i].last_end, jobs[k].last_end)
+        if lo > hi + 1:  # adjacent windows are kept for the no-idle-wait rule
+            continue
+        combos = []
+        for oi, opt_i in enumerate(jobs[i].options):
+            for ok, opt_k in enumerate(jobs[k].options):
+                occ_i = occupants[i][opt_i.accumulation]
+                occ_k = occupants[k][opt_k.accumulation]
+                # A pair the interference model forbids (docs/model.md §3) never fits.
+                allowed = can_share(model, occ_i, occ_k)
+                fits = allowed and occ_i.memory_gb + occ_k.memory_gb <= mem_cap
+                xi_i = model.slowdown(occ_i, occ_k) if allowed else math.inf
+                xi_k = model.slowdown(occ_k, occ_i) if allowed else math.inf
+                prog_i = slot_progress(works[i], dt, opt_i.duration_s, xi_i) if fits else 0
+                prog_k = slot_progress(works[k], dt, opt_k.duration_s, xi_k) if fits else 0
+                combos.append(
+                    PairOption(
+                        first_option=oi,
+                        second_option=ok,
+                        fits=fits,
+                        first_progress=min(prog_i, opt_i.alone) if fits else opt_i.alone,
+                        second_progress=min(prog_k, opt_k.alone) if fits else opt_k.alone,
+                        first_slowdown=xi_i,
+                        second_slowdown=xi_k,
+                    )
+                )
+        pairs.append(PairData(i, k, range(lo, hi + 1), tuple(combos)))
+    return pairs
+
+
+def slowing_options(data: OfflineData, pair: PairData, position: int) -> tuple[int, ...]:
+    """Indices of a pair's option combinations that fit and slow job ``position`` down."""
+    if not pair.any_fit:
+        return ()
+    first = position == pair.first
+    job = data.jobs[position]
+    return tuple(
+        n
+        for n, c in enumerate(pair.options)
+        if c.fits and c.progress(first) < job.options[c.option(first)].alone
+    )

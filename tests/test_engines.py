@@ -1,0 +1,216 @@
+"""The solver engine layer (docs/formulations.md §3): one status rule, limits, quiet output.
+
+Every exact model runs its solver through ``formulations.engines``; these tests pin the status
+rule, check each backend's facts on tiny models (optimal, infeasible, stopped at a limit) and
+that no solver writes to standard output, whoever calls it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pulp
+import pytest
+from ortools.sat.python import cp_model
+
+from formulations.engines import EngineOptions, status_of
+from formulations.engines import cpsat as cpsat_engine
+from formulations.engines import milp as milp_engine
+from formulations.result import SolveStatus
+
+ROOT = Path(__file__).resolve().parent.parent
+MILP = ("highs", "cbc")
+
+
+@pytest.mark.parametrize(
+    ("optimal", "infeasible", "solution", "stopped"),
+    list(itertools.product([False, True], repeat=4)),
+)
+def test_status_rule(optimal: bool, infeasible: bool, solution: bool, stopped: bool) -> None:
+    """First match wins: proof of optimality, proof of infeasibility, a solution, the limit."""
+    status = status_of(optimal=optimal, infeasible=infeasible, solution=solution, stopped=stopped)
+    if optimal:
+        assert status is SolveStatus.OPTIMAL
+    elif infeasible:
+        assert status is SolveStatus.INFEASIBLE
+    elif solution:
+        assert status is SolveStatus.FEASIBLE
+    elif stopped:
+        assert status is SolveStatus.TIME_LIMIT
+    else:
+        assert status is SolveStatus.UNKNOWN
+
+
+# -- CP-SAT ---------------------------------------------------------------------------------------
+def _cp_knapsack(infeasible: bool = False) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
+    model = cp_model.CpModel()
+    x = [model.new_bool_var(f"x{i}") for i in range(4)]
+    model.add(sum((i + 2) * v for i, v in enumerate(x)) <= 7)
+    if infeasible:
+        model.add(sum(x) >= 4)
+    model.maximize(sum((i + 1) ** 2 * v for i, v in enumerate(x)))
+    return model, x
+
+
+def test_cpsat_optimal_with_bound_and_values() -> None:
+    model, x = _cp_knapsack()
+    run = cpsat_engine.solve(model, EngineOptions(time_limit=10.0))
+    assert run.status is SolveStatus.OPTIMAL
+    assert run.objective == run.bound == 17.0  # items 0 and 3 (weights 2 + 5, values 1 + 16)
+    assert [run.value(v) for v in x] == [1, 0, 0, 1]
+    assert run.limit is None and run.info["solver_status"] == "OPTIMAL"
+
+
+def test_cpsat_infeasible() -> None:
+    model, _ = _cp_knapsack(infeasible=True)
+    run = cpsat_engine.solve(model, EngineOptions())
+    assert run.status is SolveStatus.INFEASIBLE
+    assert run.objective is None and run.bound is None
+
+
+def _cp_hard() -> cp_model.CpModel:
+    """A subset-sum on 60 large random weights: no solution within a millisecond."""
+    rng = random.Random(0)
+    model = cp_model.CpModel()
+    weights = [rng.randrange(10**6, 10**7) for _ in range(60)]
+    x = [model.new_bool_var(f"x{i}") for i in range(60)]
+    model.add(sum(w * v for w, v in zip(weights, x, strict=True)) == sum(weights) // 2 + 1)
+    model.minimize(sum(x))
+    return model
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_cpsat_stopped_without_a_solution_is_time_limit(deterministic: bool) -> None:
+    run = cpsat_engine.solve(
+        _cp_hard(), EngineOptions(time_limit=1e-3, deterministic=deterministic)
+    )
+    assert run.status is SolveStatus.TIME_LIMIT
+    assert run.objective is None and run.bound is not None
+    assert run.limit == ("deterministic time" if deterministic else "wall-clock")
+
+
+def test_cpsat_hint_is_given() -> None:
+    model, x = _cp_knapsack()
+    hints = [(v, value) for v, value in zip(x, [1, 0, 0, 1], strict=True)]
+    run = cpsat_engine.solve(model, EngineOptions(), hints=hints)
+    assert len(model.proto.solution_hint.vars) == 4
+    assert run.status is SolveStatus.OPTIMAL
+
+
+# -- MILP -----------------------------------------------------------------------------------------
+def _lp_knapsack(infeasible: bool = False) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
+    prob = pulp.LpProblem("knapsack", pulp.LpMaximize)
+    x = [prob.add_variable(f"x{i}", cat=pulp.LpBinary) for i in range(4)]
+    prob += pulp.lpSum((i + 1) ** 2 * v for i, v in enumerate(x)) + 10
+    prob += pulp.lpSum((i + 2) * v for i, v in enumerate(x)) <= 7
+    if infeasible:
+        prob += pulp.lpSum(x) >= 4
+    return prob, x
+
+
+@pytest.mark.parametrize("backend", MILP)
+def test_milp_optimal_with_bound_in_the_model_sense(backend: str) -> None:
+    """The bound is on PuLP's objective: a maximization, with its constant (HiGHS gets neither)."""
+    prob, x = _lp_knapsack()
+    run = milp_engine.solve(prob, EngineOptions(time_limit=10.0), backend=backend, gap_rel=0.0)
+    assert run.status is SolveStatus.OPTIMAL
+    assert run.objective == pytest.approx(27.0)
+    assert [round(run.value(v)) for v in x] == [1, 0, 0, 1]
+    if backend == "highs":
+        assert run.bound == pytest.approx(27.0)
+    else:
+        assert run.bound is None  # CBC reports none
+    assert run.limit is None
+
+
+@pytest.mark.parametrize("backend", MILP)
+def test_milp_infeasible(backend: str) -> None:
+    prob, _ = _lp_knapsack(infeasible=True)
+    run = milp_engine.solve(prob, EngineOptions(), backend=backend)
+    assert run.status is SolveStatus.INFEASIBLE
+    assert run.objective is None and run.bound is None
+
+
+@pytest.mark.parametrize("backend", MILP)
+def test_milp_start_is_taken(backend: str) -> None:
+    """A start (HiGHS ``setSolution``, CBC warm start) does not change the optimum."""
+    prob, x = _lp_knapsack()
+    start = dict(zip(x, [1.0, 1.0, 0.0, 0.0], strict=True))
+    run = milp_engine.solve(prob, EngineOptions(), backend=backend, start=start)
+    assert run.status is SolveStatus.OPTIMAL
+    assert run.objective == pytest.approx(27.0)
+
+
+def test_milp_unknown_backend() -> None:
+    prob, _ = _lp_knapsack()
+    with pytest.raises(ValueError, match="MILP backend"):
+        milp_engine.solve(prob, EngineOptions(), backend="glpk")
+
+
+# -- one place runs the solvers, and none writes to stdout -----------------------------------------
+def test_only_the_engines_run_solvers() -> None:
+    """No module of ``formulations`` outside ``engines/`` creates a solver or calls one."""
+    needles = ("CpSolver(", "pulp.HiGHS(", "PULP_CBC_CMD(", ".solve(solver", "stdout_to_stderr")
+    engines = ROOT / "formulations" / "engines"
+    for path in (ROOT / "formulations").rglob("*.py"):
+        if engines in path.parents:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for needle in needles:
+            assert needle not in text, f"{path.relative_to(ROOT)} uses {needle}"
+
+
+def test_exact_round_milp_keeps_the_highs_banner_off_stdout() -> None:
+    """HiGHS prints its banner from native code to descriptor 1 (issue: exact-round printed it)."""
+    code = (
+        "import formulations; from sjfbsbf.policies import make_policy; "
+        "from sjfbsbf.sim.simulator import simulate; "
+        "from sjfbsbf.workloads.generators import default_workload; "
+        "r = simulate(default_workload(3, n_jobs=30), make_policy('exact-round', solver='milp')); "
+        "assert r.stats['rounds'] > 0"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize("backend", ["cpsat", *MILP])
+def test_log_goes_to_stderr_never_stdout(backend: str) -> None:
+    """With ``log`` the solver's output is on stderr; without it, nowhere."""
+    code = (
+        "import sys; from formulations.engines import EngineOptions\n"
+        f"backend = {backend!r}\n"
+        "log = sys.argv[1] == 'log'\n"
+        "if backend == 'cpsat':\n"
+        "    from ortools.sat.python import cp_model\n"
+        "    from formulations.engines.cpsat import solve\n"
+        "    m = cp_model.CpModel(); x = m.new_bool_var('x'); m.maximize(x)\n"
+        "    run = solve(m, EngineOptions(log=log))\n"
+        "else:\n"
+        "    import pulp\n"
+        "    from formulations.engines.milp import solve\n"
+        "    p = pulp.LpProblem('p', pulp.LpMaximize); x = p.add_variable('x', cat='Binary')\n"
+        "    p += x\n"
+        "    run = solve(p, EngineOptions(log=log), backend=backend)\n"
+        "print('status', run.status.value)\n"
+    )
+    for mode in ("log", "quiet"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, mode],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "status optimal\n", (mode, done.stdout)
+        if mode == "log":
+            assert done.stderr.strip(), "the log should be on stderr"
+        elif backend != "cbc":  # CBC's subprocess is silent without msg
+            assert "HiGHS" not in done.stderr and "CP-SAT" not in done.stderr
