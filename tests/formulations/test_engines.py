@@ -22,7 +22,7 @@ from formulations.engines import cpsat as cpsat_engine
 from formulations.engines import milp as milp_engine
 from formulations.result import SolveStatus
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MILP = ("highs", "cbc")
 
 

@@ -50,7 +50,7 @@ BACKENDS = [
     pytest.param({"solver": "milp", "milp_backend": "cbc"}, id="milp-cbc"),
 ]
 REL = 1e-9
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "formulations.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "formulations.md"
 
 
 def tiny(seed: int, **overrides: object) -> RoundProblem:
