@@ -10,10 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from formulations.offline.heuristic import HeuristicRun
-from formulations.offline.symmetry import canonical_schedule
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
-from sjfbsbf.policies.planned import Schedule
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,9 +243,3 @@ class OfflineData:
     def position(self, job_id: int) -> int:
         """Position of job ``job_id``."""
         return self.instance.index_of(job_id)
-
-    def hint(self) -> Schedule | None:
-        """The heuristic schedule, permuted to satisfy the symmetry breaking (or ``None``)."""
-        if self.heuristic is None:
-            return None
-        return canonical_schedule(self, self.heuristic.schedule)

@@ -67,3 +67,11 @@ def canonical_schedule(data: OfflineData, schedule: Schedule) -> Schedule:
         PlannedStart(e.job_id, e.start, tuple(sorted(mapping[g] for g in e.gpus)), e.accumulation)
         for e in sorted(by_position.values(), key=lambda e: e.job_id)
     )
+
+
+def canonical_hint(data: OfflineData) -> Schedule | None:
+    """The heuristic schedule of ``data``, permuted to satisfy the symmetry breaking (or
+    ``None`` without a heuristic schedule): the backends' hint and start."""
+    if data.heuristic is None:
+        return None
+    return canonical_schedule(data, data.heuristic.schedule)

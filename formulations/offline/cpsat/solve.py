@@ -23,6 +23,7 @@ from formulations.offline.cpsat.objective import set_objective
 from formulations.offline.cpsat.variables import CpVars, Lit, add_variables
 from formulations.offline.data import OfflineData
 from formulations.offline.families import FAMILIES
+from formulations.offline.symmetry import canonical_hint
 from formulations.result import SolveStatus
 from sjfbsbf.policies.planned import Schedule
 
@@ -53,7 +54,7 @@ def _literals(v: CpVars, values: dict[tuple[str, int, int], int]) -> list[tuple[
 
 def hints(data: OfflineData, v: CpVars) -> list[tuple[Lit, int]]:
     """Hints for y, e, x, z from the (canonicalised) heuristic schedule (none without one)."""
-    hint = data.hint()
+    hint = canonical_hint(data)
     if hint is None or data.heuristic is None:
         return []
     values = schedule_values(data, hint, data.heuristic.finish)

@@ -19,6 +19,7 @@ from formulations.offline.milp import constraints
 from formulations.offline.milp.constraints import add_exclusions
 from formulations.offline.milp.objective import set_objective
 from formulations.offline.milp.variables import MilpVars, Var, add_variables
+from formulations.offline.symmetry import canonical_hint
 from formulations.result import SolveStatus
 
 
@@ -43,7 +44,7 @@ def build(
 
 def start_values(data: OfflineData, v: MilpVars) -> dict[Var, float]:
     """y, e, x, z of the hint schedule (HiGHS completes the rest); empty without a hint."""
-    hint = data.hint()
+    hint = canonical_hint(data)
     if hint is None or data.heuristic is None:
         return {}
     values = schedule_values(data, hint, data.heuristic.finish) or {}
