@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from formulations.offline import objective_tolerance, preprocess, replay, solve_offline
 from formulations.offline.brute import solve_brute
 from formulations.offline.heuristic import NON_PREEMPTIVE
+from formulations.offline.solve import MAX_ROUNDS
 from formulations.result import SolveStatus
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Cluster, Instance, Job
@@ -36,16 +37,22 @@ def _policy_avg(instance: Instance, name: str, model: Interference) -> float:
 def _check(instance: Instance, model: Interference, *, brute: bool) -> None:
     """Every claim the solve makes holds: status, objective, bound, replay, heuristics, brute."""
     result = solve_offline(instance, "cpsat", dt=DT, time_limit=20.0, interference=model)
-    assert result.status is SolveStatus.OPTIMAL, result.info
+    # OPTIMAL, or FEASIBLE only because the replay loop ran out of rounds (docs/formulations.md
+    # §2.9: the relaxation is loose where jobs share), never infeasible.
+    proven = result.status is SolveStatus.OPTIMAL
+    assert proven or (
+        result.status is SolveStatus.FEASIBLE and len(result.info["rounds"]) == MAX_ROUNDS
+    ), result.info
     value = result.replayed_avg_jct
     assert value is not None and result.bound is not None and result.schedule
     tolerance = objective_tolerance(preprocess(instance, DT, interference=model), value)
     # The replayed value is the replay of the returned schedule, exactly.
     replayed = replay(instance, result.schedule, DT, model)
     assert float(replayed.jobs["jct"].mean()) == pytest.approx(value, rel=1e-12)
-    # Proven: the bound is within the stated tolerance of it.
+    # The bound holds; proven: it is within the stated tolerance of the value.
     assert result.bound <= value + 1e-9
-    assert value - result.bound <= tolerance
+    if proven:
+        assert value - result.bound <= tolerance
     # The optimum is at most every non-preemptive policy simulated at the same dt.
     for name in NON_PREEMPTIVE:
         assert value <= _policy_avg(instance, name, model) + 1e-9, name
@@ -82,6 +89,30 @@ def test_finish_just_past_a_boundary_is_not_claimed_early(offset: float) -> None
         name="boundary",
     )
     _check(instance, make_interference("time-slicing"), brute=True)
+
+
+@pytest.mark.slow  # about 2.5 minutes: 20 model rounds and a brute force of 200,000 schedules
+def test_loose_relaxation_where_jobs_share_stops_feasible_at_the_optimum() -> None:
+    """The derandomized draw's instance (docs/formulations.md §2.9): 20 cut schedules all replay
+    above the model, so the answer is FEASIBLE, yet it is the brute-force optimum and the bound
+    is within 1% of it."""
+    instance = Instance(
+        Cluster(1, 1, 12.0),
+        (
+            Job(0, 0.0, 1, duration=180.0 - 1e-9),
+            Job(1, 120.0, 1, duration=60.0 + 1e-9),
+            Job(2, 0.0, 1, duration=180.0),
+            Job(3, 0.0, 1, duration=120.0 + 1e-9),
+        ),
+        name="loose",
+    )
+    model = make_interference("time-slicing")
+    result = solve_offline(instance, "cpsat", dt=DT, time_limit=20.0, interference=model)
+    assert result.status is SolveStatus.FEASIBLE and len(result.info["rounds"]) == MAX_ROUNDS
+    exact = solve_brute(instance, DT, interference=model, max_combinations=200_000)
+    assert result.replayed_avg_jct == pytest.approx(exact.replayed_avg_jct, rel=1e-9)
+    assert result.bound is not None and result.replayed_avg_jct is not None
+    assert 0 < result.replayed_avg_jct - result.bound < 0.01 * result.replayed_avg_jct
 
 
 @st.composite
