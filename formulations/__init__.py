@@ -16,8 +16,9 @@ package until it is used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sjfbsbf.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from formulations.offline import solve_offline
@@ -26,17 +27,17 @@ if TYPE_CHECKING:
     from formulations.round import RoundHost, RoundJob, RoundProblem
     from formulations.round import solve as solve_round
 
-#: Public name -> (module, attribute), imported on first use.
+#: Public name -> module (or module:attribute), imported on first use.
 _EXPORTS = {
-    "solve_offline": ("formulations.offline", "solve_offline"),
-    "solve_round": ("formulations.round", "solve"),
-    "SolveResult": ("formulations.result", "SolveResult"),
-    "SolveStatus": ("formulations.result", "SolveStatus"),
-    "RoundHost": ("formulations.round", "RoundHost"),
-    "RoundJob": ("formulations.round", "RoundJob"),
-    "RoundProblem": ("formulations.round", "RoundProblem"),
-    "ExactRound": ("formulations.policy", "ExactRound"),
-    "exact_round": ("formulations.policy", "exact_round"),
+    "solve_offline": "formulations.offline",
+    "solve_round": "formulations.round:solve",
+    "SolveResult": "formulations.result",
+    "SolveStatus": "formulations.result",
+    "RoundHost": "formulations.round",
+    "RoundJob": "formulations.round",
+    "RoundProblem": "formulations.round",
+    "ExactRound": "formulations.policy",
+    "exact_round": "formulations.policy",
 }
 
 __all__ = [
@@ -52,14 +53,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = _EXPORTS[name]
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

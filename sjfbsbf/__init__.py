@@ -15,8 +15,9 @@ data), ``sjfbsbf.sim`` (simulator), ``sjfbsbf.policies``, ``sjfbsbf.workloads``,
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from sjfbsbf.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sjfbsbf.core.instance_io import read_instance, write_instance
@@ -54,19 +55,13 @@ __all__ = [
     "write_instance",
 ]
 
+_exported, __dir__ = lazy_exports(__name__, _EXPORTS, extra=("__version__",))
+
 
 def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        from importlib.metadata import version
+    if name != "__version__":
+        return _exported(name)
+    from importlib.metadata import version
 
-        value: Any = version("sjfbsbf")
-    elif name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
+    globals()[name] = value = version("sjfbsbf")
     return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))

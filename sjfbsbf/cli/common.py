@@ -209,9 +209,7 @@ def policy_options(names: list[str], texts: list[str] | None) -> dict[str, dict[
             continue
         key = text.partition("=")[0].strip()
         takers = [n for n in names if key in inspect.signature(policy_factory(n)).parameters]
-        if len(names) == 1 or not takers:
-            takers = takers or names[:1]
-        for name in takers:
+        for name in takers or names[:1]:  # no taker: the first policy reports the unknown key
             given[name].append(text)
     out: dict[str, dict[str, Any]] = {}
     for name, option_texts in given.items():

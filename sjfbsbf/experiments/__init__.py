@@ -1,21 +1,22 @@
 """Experiments over the simulator: compare policies on an instance, sweeps (local processes or
 Ray), gaps to recorded optima, reports and calibration. Above the policies, workloads and
-formulations; below the command line.
+formulations; below the command line. (``compare``, the function, is ``sjfbsbf.compare``: here
+the name is the submodule.)
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sjfbsbf.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from sjfbsbf.experiments.compare import compare, run_policies
+    from sjfbsbf.experiments.compare import run_policies
     from sjfbsbf.experiments.gap import GAP_POLICIES, gap_summary, gap_table
     from sjfbsbf.experiments.sweep import collect, load_sweep, run_sweep
 
 #: Public name -> module that defines it (imported on first use, PEP 562).
 _EXPORTS = {
-    "compare": "sjfbsbf.experiments.compare",
     "run_policies": "sjfbsbf.experiments.compare",
     "load_sweep": "sjfbsbf.experiments.sweep",
     "run_sweep": "sjfbsbf.experiments.sweep",
@@ -28,7 +29,6 @@ _EXPORTS = {
 __all__ = [
     "GAP_POLICIES",
     "collect",
-    "compare",
     "gap_summary",
     "gap_table",
     "load_sweep",
@@ -37,14 +37,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
