@@ -5,8 +5,8 @@ Each model lists its constraint families in one ordered tuple (``formulations/ro
 the family. Each backend defines one function ``add_<name>(model, data, v)`` per family and no
 other ``add_*`` function besides ``add_variables``; its builder calls them with :func:`apply`, in
 the list's order. A family added to one backend only, or to none, fails the build or the tests
-(``tests/test_formulations_round.py``, ``tests/test_formulations_offline.py``), so the MILP and
-CP-SAT models cannot drift apart.
+(``tests/formulations/test_formulations_round.py``,
+``tests/formulations/test_offline_model.py``), so the MILP and CP-SAT models cannot drift apart.
 """
 
 from __future__ import annotations

@@ -91,7 +91,8 @@ TESTBED: Mapping[str, TestbedEntry] = MappingProxyType(
 
 #: Per-model contention scales fitted on Gavel's V100 single-GPU pairs (docs/model.md §3), for
 #: the models a Gavel family maps to (``workloads.gavel.MODEL_MAP``). Reproduce with
-#: ``python experiments/calibrate_interference.py``; ``tests/test_calibration.py`` re-fits them.
+#: ``python experiments/calibrate_interference.py``; ``tests/experiments/test_calibration.py``
+#: re-fits them.
 GAVEL_FITTED_SCALES: Mapping[str, ContentionScale] = MappingProxyType(
     {
         "a2c": ContentionScale(1.229, 0.546),  # A3C

@@ -226,7 +226,7 @@ def test_sweep_selects_interference(tmp_path: Path) -> None:
     def row(**sim: Any) -> dict[str, Any]:
         return execute(RunSpec("t", workload, 0, "x", "sjf-ffs", sim=sim))
 
-    # gavel-fitted: the hand-computed finishes of tests/test_asymmetric_interference.py.
+    # gavel-fitted: the hand-computed finishes of tests/core/test_asymmetric_interference.py.
     fitted = row(interference="gavel-fitted")
     expected = simulate(
         Instance(ONE_GPU, JOBS), make_policy("sjf-ffs"), interference=gavel_fitted()
@@ -239,6 +239,7 @@ def test_sweep_selects_interference(tmp_path: Path) -> None:
     assert measured["avg_jct"] == pytest.approx((1210.0 + 1627.0) / 2, rel=1e-9)
     assert measured["interference_fallback_pairs"] == 0
     # throughputs is read by the data presets only: with time slicing it is an error, not
-    # silently ignored (a sweep file is refused at validation, see tests/test_sweep_run.py).
+    # silently ignored (a sweep file is refused at validation, see
+    # tests/experiments/test_sweep_validation.py).
     with pytest.raises(ValueError, match="reads no data file"):
         row(interference="time-slicing", throughputs=str(table_path))
