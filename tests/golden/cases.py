@@ -1,8 +1,8 @@
 """Golden per-job tables: seeded runs of every policy, exact-round included, and the suite.
 
 Recorded once (``python tests/golden/cases.py``) and compared by
-``tests/experiments/test_golden.py``, so that moving code never changes a result. A change that alters a result on purpose re-records the
-tables in the same commit and says why in its message.
+``tests/experiments/test_golden.py``, so that moving code never changes a result. A change that
+alters a result on purpose re-records the tables in the same commit and says why in its message.
 
 Each case is a name and a function returning per-job tables (one per policy), built only from
 seeded workloads, the suite's instance files and the recorded optimal schedules.
