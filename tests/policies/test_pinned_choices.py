@@ -1,0 +1,249 @@
+"""Choices of the sharing policies that only a golden table used to notice (docs/model.md §5, §6).
+
+Each test puts hosts where it wants them with :mod:```tests/policies/probe.py``` and checks one rule
+against numbers derived from the state by the documented formula (``pair_benefit`` on the
+view's exclusive times and the interference model's slowdowns), not against a recorded run:
+
+* SJF-BSBF takes positive-benefit hosts best first, ties to the lowest host id (§6 "Plan");
+* it takes the best-scoring accumulation option, not the first (or last) feasible one;
+* a host's T_b is its remaining exclusive time at its *current* accumulation (§6);
+* the wait-aware estimate waits for the G-th GPU to free, not the first (§6 "Wait-aware");
+* sjf-ffs takes idle GPUs before GPUs it must share (§5);
+* attained service is GPU-seconds, also after a mid-run settle (§4, §5 tiresias).
+"""
+
+from __future__ import annotations
+
+import pytest
+from probe import look_at
+
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.policies import SjfBsbf, SjfFfs, Tiresias
+from sjfbsbf.policies.benefit import pair_benefit
+from sjfbsbf.policies.board import Board
+from sjfbsbf.policies.plans import HostOption, SharePlan, better_plan, build_plan
+from sjfbsbf.sim.state import ClusterView
+
+THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
+ONE_GPU = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=12.0)
+TWO_GPUS = Cluster(nodes=1, gpus_per_node=2, gpu_mem_gb=12.0)
+
+
+def vgg16(job_id: int, arrival: float, iterations: int, gpus: int = 1) -> Job:
+    return Job(job_id, arrival, gpus, "vgg16", 16, iterations)
+
+
+def expected_benefit(view: ClusterView, pending: int, s: int, host: int, host_s: int) -> float:
+    """The documented pair benefit of ``pending`` at option s beside ``host`` at ``host_s``."""
+    model = view.interference
+    occ_a, occ_b = view.occupant(pending, s), view.occupant(host, host_s)
+    return float(
+        pair_benefit(
+            view.remaining_exclusive(pending, 1),
+            view.remaining_exclusive(pending, s),
+            view.remaining_exclusive(host, host_s),
+            model.slowdown(occ_a, occ_b),
+            model.slowdown(occ_b, occ_a),
+        )
+    )
+
+
+def only_option(s: int) -> SjfBsbf:
+    """SJF-BSBF restricted to accumulation option s (to score one option at a time)."""
+    policy = SjfBsbf()
+    policy._options = lambda view, job_id: [s]  # type: ignore[method-assign]
+    return policy
+
+
+# -- the pure rules -----------------------------------------------------------------------------
+def test_build_plan_takes_hosts_best_first_whatever_their_order() -> None:
+    options = [
+        HostOption(1, 1.0, (1,)),
+        HostOption(2, 3.0, (2,)),
+        HostOption(3, 2.0, (3,)),
+        HostOption(4, -5.0, (4,)),
+    ]
+    for ordered in (options, options[::-1]):
+        plan = build_plan(9, 1, [], ordered, gpus_needed=2)
+        assert plan is not None
+        assert plan.hosts == (2, 3) and plan.gpus == (2, 3) and plan.score == 5.0
+        one = build_plan(9, 1, [], ordered, gpus_needed=2, max_partners=1)
+        assert one is None  # the best host alone has one GPU: not enough
+        wide = build_plan(9, 1, [0], ordered, gpus_needed=2, max_partners=1)
+        assert wide is not None and wide.hosts == (2,) and wide.gpus == (0, 2)
+
+
+def test_build_plan_ties_go_to_the_lowest_host_id() -> None:
+    options = [HostOption(7, 2.0, (0,)), HostOption(3, 2.0, (5,)), HostOption(5, 2.0, (1,))]
+    for ordered in (options, options[::-1]):
+        plan = build_plan(9, 1, [], ordered, gpus_needed=1)
+        assert plan is not None and plan.hosts == (3,) and plan.gpus == (5,)
+
+
+def test_better_plan_keeps_the_strictly_better_score() -> None:
+    low = SharePlan(9, 1, (0,), (1,), 1.0)
+    high = SharePlan(9, 2, (0,), (1,), 2.0)
+    tie = SharePlan(9, 4, (0,), (1,), 1.0)
+    assert better_plan(None, low) is low
+    assert better_plan(low, None) is low
+    assert better_plan(low, high) is high
+    assert better_plan(high, low) is high
+    assert better_plan(low, tie) is low  # a tie keeps the earlier (larger micro-batch) option
+
+
+# -- SJF-BSBF on a probed state -----------------------------------------------------------------
+def test_sjf_bsbf_takes_the_best_hosts_first_by_their_benefit() -> None:
+    """Three vgg16 hosts of different lengths on three GPUs; a 2-GPU vgg16 arrives at 10 s.
+
+    All three pair benefits are positive and distinct; the plan takes the best two, best first.
+    """
+    instance = Instance(
+        THREE_GPUS,
+        (vgg16(0, 0.0, 2000), vgg16(1, 0.0, 3000), vgg16(2, 0.0, 2500), vgg16(3, 10.0, 300, 2)),
+    )
+
+    def look(view: ClusterView) -> tuple[SharePlan | None, dict[int, float]]:
+        plan = SjfBsbf(sub_batch="full").best_plan(view, Board.from_view(view), 3)
+        return plan, {h: expected_benefit(view, 3, 1, h, 1) for h in (0, 1, 2)}
+
+    plan, benefit = look_at(instance, {j: ((j,), 1) for j in (0, 1, 2)}, 10.0, look)
+    ranked = sorted(benefit, key=lambda h: -benefit[h])
+    assert min(benefit.values()) > 0 and len(set(benefit.values())) == 3
+    assert ranked[:2] != [0, 1] and ranked[:2] != [1, 0]  # not the host-id order
+    assert plan is not None and plan.accumulation == 1
+    assert plan.hosts == tuple(ranked[:2])
+    assert plan.score == pytest.approx(benefit[ranked[0]] + benefit[ranked[1]], rel=1e-12)
+
+
+def test_sjf_bsbf_ties_between_equal_hosts_go_to_the_lowest_id() -> None:
+    """Two identical hosts, job 0 on GPU 1 and job 1 on GPU 0: the sharer joins job 0's GPU."""
+    instance = Instance(TWO_GPUS, (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 10.0, 300)))
+
+    def look(view: ClusterView) -> tuple[SharePlan | None, float, float]:
+        plan = SjfBsbf(sub_batch="full").best_plan(view, Board.from_view(view), 2)
+        return plan, expected_benefit(view, 2, 1, 0, 1), expected_benefit(view, 2, 1, 1, 1)
+
+    plan, b0, b1 = look_at(instance, {0: ((1,), 1), 1: ((0,), 1)}, 10.0, look)
+    assert b0 == b1 > 0
+    assert plan is not None and plan.hosts == (0,) and plan.gpus == (1,)
+
+
+def test_sjf_bsbf_takes_the_best_option_not_the_first_nor_the_last() -> None:
+    """A 300-iteration vgg16 arrives beside a 1000-iteration vgg16 host on one GPU.
+
+    Every option shares with positive benefit; the scores are not monotone in s, and the
+    policy takes the best one (s = 4 with the default catalog).
+    """
+    instance = Instance(ONE_GPU, (vgg16(0, 0.0, 1000), vgg16(1, 10.0, 300)))
+
+    def look(view: ClusterView) -> tuple[SharePlan | None, dict[int, float], dict[int, float]]:
+        plan = SjfBsbf().best_plan(view, Board.from_view(view), 1)
+        options = sorted(view.accumulation_options(1))
+        by_hand = {s: expected_benefit(view, 1, s, 0, 1) for s in options}
+        one_at_a_time = {}
+        for s in options:
+            single = only_option(s).best_plan(view, Board.from_view(view), 1)
+            assert single is not None
+            one_at_a_time[s] = single.score
+        return plan, by_hand, one_at_a_time
+
+    plan, by_hand, one_at_a_time = look_at(instance, {0: ((0,), 1)}, 10.0, look)
+    assert one_at_a_time == pytest.approx(by_hand, rel=1e-12)
+    best = max(by_hand, key=lambda s: (by_hand[s], -s))
+    assert min(by_hand.values()) > 0
+    assert best not in (min(by_hand), max(by_hand))  # neither the first nor the last option
+    assert plan is not None and plan.accumulation == best
+    assert plan.score == pytest.approx(by_hand[best], rel=1e-12)
+
+
+def test_host_remaining_time_is_taken_at_its_current_accumulation() -> None:
+    """A vgg16 host runs alone at s = 2 (micro-batch 8): T_b is at s = 2, not at the full batch."""
+    instance = Instance(ONE_GPU, (vgg16(0, 0.0, 1000), vgg16(1, 10.0, 300)))
+
+    def look(
+        view: ClusterView,
+    ) -> tuple[tuple[float, float, float, float, SharePlan | None], float]:
+        board = Board.from_view(view)
+        info = board.hosts()[0]
+        table = board.host_table()
+        plan = only_option(1).best_plan(view, board, 1)
+        return (
+            info.remaining,
+            float(table.remaining[0]),
+            view.remaining_exclusive(0, 2),
+            view.remaining_exclusive(0, 1),
+            plan,
+        ), expected_benefit(view, 1, 1, 0, 2)
+
+    (info_t, table_t, at_2, at_1, plan), benefit = look_at(instance, {0: ((0,), 2)}, 10.0, look)
+    assert at_2 > at_1 * 1.05  # the two readings differ clearly
+    assert info_t == table_t == at_2
+    assert plan is not None and plan.score == pytest.approx(benefit, rel=1e-12)
+
+
+def test_wait_aware_waits_for_the_gth_gpu_to_free() -> None:
+    """Three duration-only jobs of 100, 300 and 200 s on three GPUs; at 10 s they free at 90,
+    290 and 190 s from now. A 2-GPU job's wait-aware W is 190 s (the 2nd GPU), a 1-GPU job's
+    90 s and a 3-GPU job's 290 s."""
+    jobs = (
+        Job(0, 0.0, 1, duration=100.0),
+        Job(1, 0.0, 1, duration=300.0),
+        Job(2, 0.0, 1, duration=200.0),
+        Job(3, 10.0, 2, duration=50.0),
+    )
+
+    def look(view: ClusterView) -> tuple[list[float], list[float]]:
+        board = Board.from_view(view)
+        return board.free_times(), [SjfBsbf.waiting_time(view, board, g) for g in (1, 2, 3)]
+
+    plan = {j: ((j,), 1) for j in (0, 1, 2)}
+    free, wait = look_at(Instance(THREE_GPUS, jobs), plan, 10.0, look)
+    assert free == pytest.approx([90.0, 190.0, 290.0], rel=1e-12)
+    assert wait == pytest.approx([90.0, 190.0, 290.0], rel=1e-12)
+
+
+# -- sjf-ffs ------------------------------------------------------------------------------------
+def test_sjf_ffs_takes_idle_gpus_before_shared_ones() -> None:
+    """GPU 0 and GPU 2 hold one job each, GPU 1 is idle; a 2-GPU job arrives.
+
+    It takes the idle GPU 1 and then the lowest shareable GPU 0: (0, 1), not (0, 2).
+    """
+    jobs = (
+        Job(0, 0.0, 1, duration=1000.0),
+        Job(1, 0.0, 1, duration=1000.0),
+        Job(2, 10.0, 2, duration=50.0),
+    )
+
+    def look(view: ClusterView) -> tuple[tuple[int, ...], int]:
+        decision = SjfFfs().decide(view)
+        (start,) = decision.starts
+        return start.gpus, start.accumulation
+
+    gpus, s = look_at(Instance(THREE_GPUS, jobs), {0: ((0,), 1), 1: ((2,), 1)}, 10.0, look)
+    assert gpus == (0, 1) and s == 1
+
+
+# -- attained service ---------------------------------------------------------------------------
+def test_attained_service_is_gpu_seconds_after_a_mid_run_settle() -> None:
+    """A 2-GPU job runs from 0 s; at 50 s a sharer joins one of its GPUs (its progress and
+    service are settled then); at 100 s it has held 2 GPUs × 100 s = 200 GPU-s and the sharer
+    1 × 50 s. Tiresias with one threshold at 175 GPU-s puts the first in queue 1, the sharer in
+    queue 0 (counted in seconds, the first would show 150 and stay in queue 0)."""
+    jobs = (
+        Job(0, 0.0, 2, duration=1000.0),
+        Job(1, 50.0, 1, duration=1000.0),
+        Job(2, 100.0, 1, duration=10.0),
+    )
+    cluster = Cluster(nodes=1, gpus_per_node=2, gpu_mem_gb=12.0)
+
+    def look(view: ClusterView) -> tuple[float, float, int, int]:
+        tiresias = Tiresias(thresholds=(175.0,))
+        return (
+            view.attained_service(0),
+            view.attained_service(1),
+            tiresias.queue(view, 0),
+            tiresias.queue(view, 1),
+        )
+
+    seen = look_at(Instance(cluster, jobs), {0: ((0, 1), 1), 1: ((0,), 1)}, 100.0, look)
+    assert seen == (pytest.approx(200.0, rel=1e-12), pytest.approx(50.0, rel=1e-12), 1, 0)
