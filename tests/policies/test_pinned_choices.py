@@ -73,6 +73,17 @@ def test_build_plan_takes_hosts_best_first_whatever_their_order() -> None:
         assert wide is not None and wide.hosts == (2,) and wide.gpus == (0, 2)
 
 
+def test_build_plan_takes_every_positive_host_and_no_other() -> None:
+    """Any positive benefit counts, however small; zero and negative never do."""
+    small = build_plan(9, 1, [], [HostOption(1, 0.5, (1,))], gpus_needed=1)
+    assert small is not None and small.hosts == (1,) and small.score == 0.5
+    assert build_plan(9, 1, [], [HostOption(1, 0.0, (1,))], gpus_needed=1) is None
+    assert build_plan(9, 1, [], [HostOption(1, -0.5, (1,))], gpus_needed=1) is None
+    # Idle GPUs alone need no host: score 0, every idle GPU taken in id order.
+    idle = build_plan(9, 1, [4, 6, 7], [HostOption(1, 0.0, (1,))], gpus_needed=2)
+    assert idle is not None and idle.hosts == () and idle.gpus == (4, 6) and idle.idle_used == 2
+
+
 def test_build_plan_ties_go_to_the_lowest_host_id() -> None:
     options = [HostOption(7, 2.0, (0,)), HostOption(3, 2.0, (5,)), HostOption(5, 2.0, (1,))]
     for ordered in (options, options[::-1]):

@@ -1,0 +1,108 @@
+"""Kill rate per module from mutmut's results (docs/testing.md).
+
+Reads the ``*.meta`` files mutmut writes under ``mutants/`` and prints, per mutated module, how
+many mutants were killed, timed out, survived or are not yet checked, and the kill rate among the
+non-equivalent ones. Mutants that docs/testing.md lists as equivalent (a table row starting with
+the mutant's name in backquotes and the word "equivalent") are counted apart.
+
+Usage::
+
+    python benchmarks/mutation_summary.py                     # every module run so far
+    python benchmarks/mutation_summary.py sjfbsbf.policies    # modules under a prefix
+    python benchmarks/mutation_summary.py --survivors         # also list surviving mutants
+    python benchmarks/mutation_summary.py --csv rates.csv     # also write the table as CSV
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: mutmut's exit codes (mutmut/stats.py), folded into the columns reported here.
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped"}
+STATUS |= {36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout"}
+STATUS |= {37: "killed"}  # caught by the type checker
+COLUMNS = ("mutants", "killed", "timeout", "survived", "equivalent", "no tests", "not checked")
+EQUIVALENT_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*equivalent\b")
+
+
+def equivalent_mutants(doc: Path = ROOT / "docs" / "testing.md") -> set[str]:
+    """Mutant names that docs/testing.md argues are equivalent."""
+    if not doc.exists():
+        return set()
+    found = set()
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        match = EQUIVALENT_ROW.match(line)
+        if match:
+            found.add(match.group(1))
+    return found
+
+
+def module_results(mutants: Path = ROOT / "mutants") -> dict[str, dict[str, str]]:
+    """Module -> {mutant name: status} from mutmut's meta files."""
+    out: dict[str, dict[str, str]] = {}
+    for meta in sorted(mutants.rglob("*.py.meta")):
+        rel = meta.relative_to(mutants).with_suffix("").with_suffix("")
+        module = ".".join(rel.parts)
+        codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+        if codes:
+            out[module] = {
+                name: "not checked" if code is None else STATUS.get(code, "suspicious")
+                for name, code in codes.items()
+            }
+    return out
+
+
+def summarize(results: dict[str, dict[str, str]], equivalent: set[str]) -> list[dict[str, object]]:
+    """One row per module: counts per status and the kill rate of non-equivalent mutants.
+
+    The rate is (killed + timeout) / (checked − equivalent); ``None`` while nothing is checked.
+    """
+    rows = []
+    for module, statuses in results.items():
+        counts: Counter[str] = Counter()
+        for name, status in statuses.items():
+            counts["equivalent" if status == "survived" and name in equivalent else status] += 1
+        detected = counts["killed"] + counts["timeout"]
+        judged = detected + counts["survived"]
+        row: dict[str, object] = {"module": module, "mutants": len(statuses)}
+        row |= {c: counts[c] for c in COLUMNS[1:]}
+        row["kill rate"] = round(100.0 * detected / judged, 1) if judged else None
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("prefixes", nargs="*", help="only modules starting with these")
+    parser.add_argument("--survivors", action="store_true", help="list surviving mutants")
+    parser.add_argument("--csv", type=Path, help="also write the table to this CSV file")
+    args = parser.parse_args()
+    results = module_results()
+    if args.prefixes:
+        results = {m: r for m, r in results.items() if any(m.startswith(p) for p in args.prefixes)}
+    equivalent = equivalent_mutants()
+    rows = summarize(results, equivalent)
+    header = ("module", *COLUMNS, "kill rate")
+    print(" | ".join(header))
+    for row in rows:
+        print(" | ".join("" if row[h] is None else str(row[h]) for h in header))
+    if args.csv:
+        with args.csv.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=header)
+            writer.writeheader()
+            writer.writerows(rows)
+    if args.survivors:
+        for statuses in results.values():
+            for name, status in sorted(statuses.items()):
+                if status in ("survived", "suspicious") and name not in equivalent:
+                    print(f"{status}: {name}")
+
+
+if __name__ == "__main__":
+    main()
