@@ -43,7 +43,7 @@ def equivalent_mutants(doc: Path = ROOT / "docs" / "testing.md") -> set[str]:
     return found
 
 
-def module_results(mutants: Path = ROOT / "mutants") -> dict[str, dict[str, str]]:
+def module_results(mutants: Path) -> dict[str, dict[str, str]]:
     """Module -> {mutant name: status} from mutmut's meta files."""
     out: dict[str, dict[str, str]] = {}
     for meta in sorted(mutants.rglob("*.py.meta")):
@@ -82,8 +82,11 @@ def main() -> None:
     parser.add_argument("prefixes", nargs="*", help="only modules starting with these")
     parser.add_argument("--survivors", action="store_true", help="list surviving mutants")
     parser.add_argument("--csv", type=Path, help="also write the table to this CSV file")
+    parser.add_argument(
+        "--mutants", type=Path, default=Path("mutants"), help="mutmut's directory (./mutants)"
+    )
     args = parser.parse_args()
-    results = module_results()
+    results = module_results(args.mutants)
     if args.prefixes:
         results = {m: r for m, r in results.items() if any(m.startswith(p) for p in args.prefixes)}
     equivalent = equivalent_mutants()

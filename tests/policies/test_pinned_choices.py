@@ -14,6 +14,8 @@ view's exclusive times and the interference model's slowdowns), not against a re
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from probe import look_at
 
@@ -22,6 +24,7 @@ from sjfbsbf.policies import SjfBsbf, SjfFfs, Tiresias
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import HostOption, SharePlan, better_plan, build_plan
+from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.state import ClusterView
 
 THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
@@ -234,6 +237,25 @@ def test_sjf_ffs_takes_idle_gpus_before_shared_ones() -> None:
     assert gpus == (0, 1) and s == 1
 
 
+def test_sjf_ffs_counts_its_outcomes() -> None:
+    """Two 1-GPU jobs fill two GPUs alone; a third arrives and shares GPU 0; a 2-GPU job finds
+    only one GPU with a single job and waits, then shares both GPUs once job 0 has left GPU 0."""
+    jobs = (
+        Job(0, 0.0, 1, duration=100.0),
+        Job(1, 0.0, 1, duration=200.0),
+        Job(2, 10.0, 1, duration=300.0),
+        Job(3, 20.0, 2, duration=50.0),
+    )
+    result = simulate(Instance(TWO_GPUS, jobs), SjfFfs())
+    table = result.jobs.set_index("job_id")
+    assert table.loc[2, "start"] == 10.0 and table.loc[2, "shared_s"] > 0
+    assert table.loc[3, "start"] == math.ceil(table.loc[0, "finish"])  # released at the tick
+    assert table.loc[3, "shared_s"] > 0
+    assert result.stats["share_accumulation"] == {1: 2}
+    outcomes = result.stats["outcomes"]
+    assert outcomes["alone"] == 2 and outcomes["share"] == 2 and outcomes["wait"] >= 1
+
+
 # -- attained service ---------------------------------------------------------------------------
 def test_attained_service_is_gpu_seconds_after_a_mid_run_settle() -> None:
     """A 2-GPU job runs from 0 s; at 50 s a sharer joins one of its GPUs (its progress and
@@ -258,3 +280,34 @@ def test_attained_service_is_gpu_seconds_after_a_mid_run_settle() -> None:
 
     seen = look_at(Instance(cluster, jobs), {0: ((0, 1), 1), 1: ((0,), 1)}, 100.0, look)
     assert seen == (pytest.approx(200.0, rel=1e-12), pytest.approx(50.0, rel=1e-12), 1, 0)
+
+
+def test_sjf_bsbf_records_each_sharing_round_with_its_summed_benefit() -> None:
+    """The vgg16 pair above: one round at 10 s whose score is the plan's benefit (s = 4);
+    decisions that share nothing record no round."""
+    instance = Instance(ONE_GPU, (vgg16(0, 0.0, 1000), vgg16(1, 10.0, 300)))
+
+    def look(view: ClusterView) -> float:
+        return expected_benefit(view, 1, 4, 0, 1)
+
+    benefit = look_at(instance, {0: ((0,), 1)}, 10.0, look)
+    policy = SjfBsbf()
+    result = simulate(instance, policy)
+    assert policy.rounds == [(10.0, pytest.approx(benefit, rel=1e-12))]
+    assert result.stats["sharing_rounds"] == 1
+    assert result.stats["outcomes"]["share"] == 1 and result.stats["share_accumulation"] == {4: 1}
+
+
+def test_a_round_that_starts_two_shares_scores_their_sum() -> None:
+    """Two identical vgg16 hosts on two GPUs; two identical vgg16 jobs arrive at 10 s and each
+    shares with one host (s = 4): one round scoring twice the pair benefit."""
+    jobs = (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 10.0, 300), vgg16(3, 10.0, 300))
+    instance = Instance(TWO_GPUS, jobs)
+    hosts = {0: ((0,), 1), 1: ((1,), 1)}
+    benefit = look_at(instance, hosts, 10.0, lambda view: expected_benefit(view, 2, 4, 0, 1))
+    policy = SjfBsbf()
+    result = simulate(instance, policy)
+    jobs_table = result.jobs.set_index("job_id")
+    assert list(jobs_table.loc[[2, 3], "start"]) == [10.0, 10.0]
+    assert list(jobs_table.loc[[2, 3], "accumulation"]) == [4, 4]
+    assert policy.rounds == [(10.0, pytest.approx(2 * benefit, rel=1e-12))]
