@@ -110,3 +110,16 @@ def test_benefit_never_grows_while_only_time_passes(
     # A positive benefit only shrinks; a non-positive one stays non-positive (it may rise
     # towards −(T_a' − T_a) ≤ 0 when 2 − 2ξ_b + ξ_b/ξ_a < 0).
     assert later <= max(now, 0.0) + 1e-9 * max(1.0, t_a, t_b)
+
+
+def test_delayed_start_accepts_exactly_0_to_t_b_within_its_rounding_slack() -> None:
+    """start ∈ [0, T_b·(1 + 1e-12)] is accepted (the upper end is clamped to T_b: b is done and a
+    runs alone at T_a'); anything outside is refused with the rule in the message."""
+    t_sub, t_b = 30.0, 50.0
+    alone_after_b = 2.0 * t_b + t_sub
+    assert total_completion_delayed_start(t_b, t_sub, t_b, 1.5, 1.2) == alone_after_b
+    edge = t_b * (1.0 + 1e-12)
+    assert total_completion_delayed_start(edge, t_sub, t_b, 1.5, 1.2) == alone_after_b
+    for outside in (-1e-9, t_b * (1.0 + 1e-9), 2.0 * t_b):
+        with pytest.raises(ValueError, match=r"^start must lie in \[0, T_b\]$"):
+            total_completion_delayed_start(outside, t_sub, t_b, 1.5, 1.2)

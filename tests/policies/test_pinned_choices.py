@@ -20,10 +20,11 @@ import pytest
 from probe import look_at
 
 from sjfbsbf.core.model import Cluster, Instance, Job
-from sjfbsbf.policies import SjfBsbf, SjfFfs, Tiresias
+from sjfbsbf.policies import SjfBsbf, SjfFfs, Tiresias, make_policy
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import HostOption, SharePlan, better_plan, build_plan
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
 from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.state import ClusterView
 
@@ -311,3 +312,38 @@ def test_a_round_that_starts_two_shares_scores_their_sum() -> None:
     assert list(jobs_table.loc[[2, 3], "start"]) == [10.0, 10.0]
     assert list(jobs_table.loc[[2, 3], "accumulation"]) == [4, 4]
     assert policy.rounds == [(10.0, pytest.approx(2 * benefit, rel=1e-12))]
+
+
+# -- memory at and near the boundary ------------------------------------------------------------
+def boundary_capacity(mem: float) -> float:
+    """A GPU capacity at which a second job of ``mem`` GB fits by exactly the tolerance.
+
+    Room beside the first job plus the tolerance equals ``mem`` to the last bit, and the
+    simulator's checker (used ≤ capacity + tolerance) accepts the pair.
+    """
+    capacity = 2.0 * mem - MEMORY_TOLERANCE_GB
+    for _ in range(200):
+        room = capacity - mem
+        if room + MEMORY_TOLERANCE_GB == mem and mem + mem <= capacity + MEMORY_TOLERANCE_GB:
+            return capacity
+        direction = math.inf if room + MEMORY_TOLERANCE_GB < mem else -math.inf
+        capacity = math.nextafter(capacity, direction)
+    raise AssertionError("no exact boundary capacity found")
+
+
+@pytest.mark.parametrize("policy", ["sjf-ffs", "sjf-bsbf"])
+def test_a_sharer_fits_at_the_memory_boundary_and_not_beyond(policy: str) -> None:
+    """Two duration-only jobs (the generic profile's memory) on one GPU. With room for the second
+    exactly (capacity 2·mem), within the tolerance (room + 1e-9 = mem to the last bit), the
+    second shares at its arrival; with 1e-7 GB less it waits for the first to finish."""
+    jobs = (Job(0, 0.0, 1, duration=1000.0), Job(1, 10.0, 1, duration=100.0))
+    mem = look_at(Instance(ONE_GPU, jobs), {0: ((0,), 1)}, 10.0, lambda v: v.memory_gb(1, 1))
+    for capacity, shares in (
+        (2.0 * mem, True),
+        (boundary_capacity(mem), True),
+        (2.0 * mem - 1e-7, False),
+    ):
+        cluster = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=capacity)
+        result = simulate(Instance(cluster, jobs), make_policy(policy))
+        start = result.jobs.set_index("job_id").loc[1, "start"]
+        assert bool(start == 10.0) is shares, (capacity, start)
