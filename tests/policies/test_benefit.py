@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -123,3 +124,24 @@ def test_delayed_start_accepts_exactly_0_to_t_b_within_its_rounding_slack() -> N
     for outside in (-1e-9, t_b * (1.0 + 1e-9), 2.0 * t_b):
         with pytest.raises(ValueError, match=r"^start must lie in \[0, T_b\]$"):
             total_completion_delayed_start(outside, t_sub, t_b, 1.5, 1.2)
+
+
+def test_default_is_the_papers_estimate_without_retune() -> None:
+    """T_a = 100, T_a' = 150, T_b = 50, ξ = 1.2: b ends first (60 ≤ 180). Sharing: C_b = 60,
+    C_a = 60 + 150 − 60/1.2 = 160 (total 220); waiting: 50 + 150 = 200; benefit −20. With retune
+    a's tail 100 shrinks by 100/150: C_a = 126.67, benefit +13.33."""
+    assert pair_benefit(100.0, 150.0, 50.0, 1.2, 1.2) == pytest.approx(-20.0, rel=1e-12)
+    retuned = pair_benefit(100.0, 150.0, 50.0, 1.2, 1.2, retune=True)
+    assert retuned == pytest.approx(200.0 - (60.0 + 100.0 * 100.0 / 150.0 + 60.0), rel=1e-12)
+
+
+def test_scalars_in_give_python_floats_out() -> None:
+    """Scalar inputs give floats (the policy's plans and the statistics hold plain numbers);
+    host-wise arrays give arrays of the same length."""
+    times = share_times(150.0, 50.0, 1.2, 1.2)
+    assert type(times.c_a) is float and type(times.c_b) is float
+    assert type(pair_benefit(100.0, 150.0, 50.0, 1.2, 1.2)) is float
+    vector = pair_benefit(100.0, 150.0, np.array([50.0, 500.0]), 1.2, np.array([1.2, 1.5]))
+    assert isinstance(vector, np.ndarray) and vector.shape == (2,)
+    assert vector[0] == pair_benefit(100.0, 150.0, 50.0, 1.2, 1.2)
+    assert vector[1] == pair_benefit(100.0, 150.0, 500.0, 1.2, 1.5)
