@@ -89,3 +89,10 @@ def test_the_wake_up_counts_service_since_promotion() -> None:
     # A job in the last queue has no crossing left; none running, no wake-up.
     running.service[1] = 400.0 + 300.0
     assert policy._next_crossing(running, Decision()) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("limit", [0.0, -1.0])
+def test_starvation_limit_must_be_positive(limit: float) -> None:
+    with pytest.raises(ValueError, match=r"^starvation_limit must be positive$"):
+        Tiresias(starvation_limit=limit)
+    assert Tiresias(starvation_limit=1e-3).starvation_limit == 1e-3
