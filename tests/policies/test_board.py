@@ -1,0 +1,100 @@
+"""The policies' scratch board (sjfbsbf/policies/board.py) on probed states (docs/model.md §6).
+
+Hosts, their cached facts after a start or a retune, when each GPU frees up, and the host table's
+shapes and types, each against the view's own numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from probe import look_at
+
+from sjfbsbf.core.interference import Interference
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.policies.board import Board
+from sjfbsbf.sim.state import ClusterView
+
+THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
+
+
+def vgg16(job_id: int, arrival: float, iterations: int, gpus: int = 1) -> Job:
+    return Job(job_id, arrival, gpus, "vgg16", 16, iterations)
+
+
+def test_free_times_of_running_idle_and_newly_started_gpus() -> None:
+    """At 10 s: job 0 (10.5 s long) ends in 0.5 s, GPU 1 is idle, and job 2 is started on GPU 2
+    in this decision at s = 4, so GPU 2 frees after job 2's exclusive time at s = 4."""
+    jobs = (Job(0, 0.0, 1, duration=10.5), vgg16(1, 10.0, 300), vgg16(2, 10.0, 300))
+
+    def look(view: ClusterView) -> tuple[list[float], float, float]:
+        board = Board.from_view(view)
+        before = list(board.free_times())
+        board.start(2, (2,), 4)
+        return (
+            before + board.free_times(),
+            view.remaining_exclusive(2, 4),
+            view.remaining_exclusive(2, 1),
+        )
+
+    free, at_4, at_1 = look_at(Instance(THREE_GPUS, jobs), {0: ((0,), 1)}, 10.0, look)
+    assert at_4 > at_1
+    assert free[:3] == [0.0, 0.0, pytest.approx(0.5, rel=1e-9)]
+    assert free[3:] == [0.0, pytest.approx(0.5, rel=1e-9), at_4]
+
+
+def test_retuning_a_host_refreshes_its_facts_and_makes_no_new_host() -> None:
+    """Job 0 runs alone at s = 2 on GPU 0 (a host); jobs 1 and 2 share GPU 1 (no host)."""
+    jobs = (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 0.0, 1000), vgg16(3, 10.0, 50))
+    plan = {0: ((0,), 2), 1: ((1,), 1), 2: ((1,), 1)}
+
+    def look(view: ClusterView) -> tuple[set[int], set[int], float, float, float, float, float]:
+        board = Board.from_view(view)
+        before = set(board.hosts())
+        stale = board.hosts()[0].remaining
+        board.retune(0, 1)
+        board.retune(1, 2)
+        info = board.hosts()[0]
+        return (
+            before,
+            set(board.hosts()),
+            stale,
+            info.remaining,
+            view.remaining_exclusive(0, 1),
+            board.room(0),
+            view.memory_gb(0, 1),
+        )
+
+    before, after, stale, fresh, at_1, room, memory = look_at(
+        Instance(THREE_GPUS, jobs), plan, 10.0, look
+    )
+    assert before == after == {0}
+    assert fresh == at_1 != stale
+    assert room == pytest.approx(12.0 - memory, rel=1e-12)
+
+
+class _Flat:
+    """A non-contention interference model: every pair slows by 1.2."""
+
+    def slowdown(self, victim: object, other: object) -> float:
+        return 1.2
+
+
+@pytest.mark.parametrize("hosts", [0, 2])
+def test_host_table_shapes_and_types(hosts: int) -> None:
+    """Ids and GPU counts are int64, times and memory float, the contention columns NaN per
+    host when the model is not a contention model, also when there is no host at all."""
+    jobs = (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 10.0, 50))
+    plan = {0: ((0,), 1), 1: ((1,), 1)} if hosts else {0: ((0,), 1), 1: ((0,), 1)}
+
+    def look(view: ClusterView) -> object:
+        return Board.from_view(view).host_table()
+
+    interference: Interference = _Flat()  # type: ignore[assignment]
+    table = look_at(Instance(THREE_GPUS, jobs), plan, 10.0, look, interference=interference)
+    assert table.ids.dtype == np.int64 and table.gpu_count.dtype == np.int64
+    assert table.room.dtype == float and table.remaining.dtype == float
+    for column in (table.ids, table.gpu_count, table.room, table.remaining):
+        assert column.shape == (hosts,)
+    assert table.sensitivity.shape == table.pressure.shape == (hosts,)
+    assert np.isnan(table.sensitivity).all() and np.isnan(table.pressure).all()
