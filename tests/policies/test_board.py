@@ -98,3 +98,28 @@ def test_host_table_shapes_and_types(hosts: int) -> None:
         assert column.shape == (hosts,)
     assert table.sensitivity.shape == table.pressure.shape == (hosts,)
     assert np.isnan(table.sensitivity).all() and np.isnan(table.pressure).all()
+
+
+def test_a_start_adds_its_memory_and_ends_the_host() -> None:
+    """A sharer started beside host 0 on GPU 0: the GPU's memory is the sum of both, and job 0
+    is no longer a host; the newly started job 2 on idle GPU 2 is one."""
+    jobs = (vgg16(0, 0.0, 1000), vgg16(1, 10.0, 50), vgg16(2, 10.0, 50))
+
+    def look(view: ClusterView) -> tuple[float, float, float, set[int], set[int]]:
+        board = Board.from_view(view)
+        before = set(board.hosts())
+        board.start(1, (0,), 2)
+        board.start(2, (2,), 1)
+        return (
+            board.room(0),
+            view.memory_gb(0, 1),
+            view.memory_gb(1, 2),
+            before,
+            set(board.hosts()),
+        )
+
+    room, host_mem, sharer_mem, before, after = look_at(
+        Instance(THREE_GPUS, jobs), {0: ((0,), 1)}, 10.0, look
+    )
+    assert room == pytest.approx(12.0 - host_mem - sharer_mem, rel=1e-12)
+    assert before == {0} and after == {2}
