@@ -1,0 +1,113 @@
+"""SJF-BSBF's public decision steps, which round solvers use (sjfbsbf/policies/rounds.py).
+
+``exact-round`` (formulations) builds its rounds from ``host_options`` and counts outcomes with
+``note``; these tests pin both against the greedy's own vectorised path and the documented
+estimate (docs/model.md §6), without the solver.
+"""
+
+from __future__ import annotations
+
+import pytest
+from probe import look_at
+
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.policies import SjfBsbf
+from sjfbsbf.policies.benefit import pair_benefit
+from sjfbsbf.policies.board import Board
+from sjfbsbf.policies.rounds import GreedyRound
+from sjfbsbf.sim.state import ClusterView
+
+THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
+
+
+def vgg16(job_id: int, arrival: float, iterations: int, gpus: int = 1) -> Job:
+    return Job(job_id, arrival, gpus, "vgg16", 16, iterations)
+
+
+@pytest.mark.parametrize("retune", [False, True])
+@pytest.mark.parametrize("wait", [None, 30.0])
+def test_host_options_agree_with_the_estimate_and_the_greedys_vector_path(
+    retune: bool, wait: float | None
+) -> None:
+    """Three vgg16 hosts (150, 3000, 2500 iterations) and a 300-iteration vgg16 at s = 4: host 0
+    ends first (so retune matters for it), the others end after the pending job."""
+    jobs = (vgg16(0, 0.0, 150), vgg16(1, 0.0, 3000), vgg16(2, 0.0, 2500), vgg16(3, 10.0, 300))
+    plan = {j: ((j,), 1) for j in (0, 1, 2)}
+
+    def look(view: ClusterView) -> tuple[list[tuple[int, float, tuple[int, ...]]], list[float]]:
+        policy = SjfBsbf(retune=retune)
+        board = Board.from_view(view)
+        hosts = board.hosts()
+        t_full = view.remaining_exclusive(3, 1)
+        found = policy.host_options(view, 3, 4, hosts, t_full, wait)
+        model = view.interference
+        occ = view.occupant(3, 4)
+        by_hand = [
+            float(
+                pair_benefit(
+                    t_full,
+                    view.remaining_exclusive(3, 4),
+                    view.remaining_exclusive(h, 1),
+                    model.slowdown(occ, view.occupant(h, 1)),
+                    model.slowdown(view.occupant(h, 1), occ),
+                    wait=wait,
+                    retune=retune,
+                )
+            )
+            for h in (0, 1, 2)
+        ]
+        vector = policy._benefits(
+            view, occ, board.host_table(), t_full, view.remaining_exclusive(3, 4), wait
+        )
+        assert list(vector) == pytest.approx(by_hand, rel=1e-12)
+        return [(o.host, o.benefit, o.gpus) for o in found], by_hand
+
+    found, by_hand = look_at(Instance(THREE_GPUS, jobs), plan, 10.0, look)
+    _, plain = look_at(Instance(THREE_GPUS, jobs), plan, 10.0, lambda v: look_plain(v, wait))
+    assert (by_hand[0] != plain[0]) is retune  # the option matters for the host that ends first
+    assert [(h, g) for h, _, g in found] == [(0, (0,)), (1, (1,)), (2, (2,))]
+    assert [b for _, b, _ in found] == pytest.approx(by_hand, rel=1e-12)
+
+
+def look_plain(view: ClusterView, wait: float | None) -> tuple[None, list[float]]:
+    """The documented estimate without retune (for comparison)."""
+    model = view.interference
+    occ = view.occupant(3, 4)
+    return None, [
+        float(
+            pair_benefit(
+                view.remaining_exclusive(3, 1),
+                view.remaining_exclusive(3, 4),
+                view.remaining_exclusive(h, 1),
+                model.slowdown(occ, view.occupant(h, 1)),
+                model.slowdown(view.occupant(h, 1), occ),
+                wait=wait,
+            )
+        )
+        for h in (0, 1, 2)
+    ]
+
+
+def test_with_wait_and_retune_the_estimates_differ() -> None:
+    """The options the test above varies do change the numbers (else it would prove nothing)."""
+    base = pair_benefit(100.0, 150.0, 500.0, 1.2, 1.3)
+    assert pair_benefit(100.0, 150.0, 500.0, 1.2, 1.3, wait=30.0) != base
+    assert pair_benefit(100.0, 150.0, 50.0, 1.2, 1.3, retune=True) != pair_benefit(
+        100.0, 150.0, 50.0, 1.2, 1.3
+    )
+
+
+def test_note_counts_outcomes_once_by_default() -> None:
+    policy = SjfBsbf()
+    policy.note("wait_no_benefit")
+    policy.note("wait_no_benefit", 3)
+    policy.note("wait_no_host")
+    assert policy.stats()["outcomes"] == {"wait_no_benefit": 4, "wait_no_host": 1}
+
+
+def test_with_round_solver_names_the_policy_and_keeps_the_options() -> None:
+    solver = GreedyRound()
+    policy = SjfBsbf.with_round_solver(solver, "my-round", threshold=5.0, max_partners=2)
+    assert policy.name == "my-round" and policy.round_solver is solver
+    assert policy.threshold == 5.0 and policy.max_partners == 2
+    assert SjfBsbf().name == "sjf-bsbf"
