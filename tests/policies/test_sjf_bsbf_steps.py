@@ -14,6 +14,7 @@ from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import SjfBsbf
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board
+from sjfbsbf.policies.plans import SharePlan
 from sjfbsbf.policies.rounds import GreedyRound
 from sjfbsbf.sim.state import ClusterView
 
@@ -24,10 +25,18 @@ def vgg16(job_id: int, arrival: float, iterations: int, gpus: int = 1) -> Job:
     return Job(job_id, arrival, gpus, "vgg16", 16, iterations)
 
 
+class Flat:
+    """A non-contention interference model (no sensitivity/pressure): every pair slows by 1.15."""
+
+    def slowdown(self, victim: object, other: object) -> float:
+        return 1.15
+
+
+@pytest.mark.parametrize("interference", [None, Flat()], ids=["contention", "flat"])
 @pytest.mark.parametrize("retune", [False, True])
 @pytest.mark.parametrize("wait", [None, 30.0])
 def test_host_options_agree_with_the_estimate_and_the_greedys_vector_path(
-    retune: bool, wait: float | None
+    retune: bool, wait: float | None, interference: Flat | None
 ) -> None:
     """Three vgg16 hosts (150, 3000, 2500 iterations) and a 300-iteration vgg16 at s = 4: host 0
     ends first (so retune matters for it), the others end after the pending job."""
@@ -62,8 +71,11 @@ def test_host_options_agree_with_the_estimate_and_the_greedys_vector_path(
         assert list(vector) == pytest.approx(by_hand, rel=1e-12)
         return [(o.host, o.benefit, o.gpus) for o in found], by_hand
 
-    found, by_hand = look_at(Instance(THREE_GPUS, jobs), plan, 10.0, look)
-    _, plain = look_at(Instance(THREE_GPUS, jobs), plan, 10.0, lambda v: look_plain(v, wait))
+    instance = Instance(THREE_GPUS, jobs)
+    found, by_hand = look_at(instance, plan, 10.0, look, interference=interference)  # type: ignore[arg-type]
+    _, plain = look_at(
+        instance, plan, 10.0, lambda v: look_plain(v, wait), interference=interference
+    )  # type: ignore[arg-type]
     assert (by_hand[0] != plain[0]) is retune  # the option matters for the host that ends first
     assert [(h, g) for h, _, g in found] == [(0, (0,)), (1, (1,)), (2, (2,))]
     assert [b for _, b, _ in found] == pytest.approx(by_hand, rel=1e-12)
@@ -111,3 +123,19 @@ def test_with_round_solver_names_the_policy_and_keeps_the_options() -> None:
     assert policy.name == "my-round" and policy.round_solver is solver
     assert policy.threshold == 5.0 and policy.max_partners == 2
     assert SjfBsbf().name == "sjf-bsbf"
+
+
+def test_start_share_counts_every_share() -> None:
+    """Two plans started on one board (each using an idle GPU, both at s = 4) count twice."""
+    jobs = (vgg16(0, 0.0, 2000), vgg16(1, 10.0, 300, 2), vgg16(2, 10.0, 300))
+
+    def look(view: ClusterView) -> dict[str, object]:
+        policy = SjfBsbf()
+        board = Board.from_view(view)
+        policy.start_share(board, SharePlan(1, 4, (0, 1), (0,), 1.0, idle_used=1))
+        policy.start_share(board, SharePlan(2, 4, (2,), (), 0.5, idle_used=1))
+        return policy.stats()
+
+    stats = look_at(Instance(THREE_GPUS, jobs), {0: ((0,), 1)}, 10.0, look)
+    assert stats["outcomes"] == {"share": 2, "share_with_idle_gpus": 2}
+    assert stats["share_accumulation"] == {4: 2}
