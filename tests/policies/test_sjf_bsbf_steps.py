@@ -139,3 +139,47 @@ def test_start_share_counts_every_share() -> None:
     stats = look_at(Instance(THREE_GPUS, jobs), {0: ((0,), 1)}, 10.0, look)
     assert stats["outcomes"] == {"share": 2, "share_with_idle_gpus": 2}
     assert stats["share_accumulation"] == {4: 2}
+
+
+def outcomes_of_best_plan(
+    instance: Instance, plan: dict[int, tuple[tuple[int, ...], int]]
+) -> object:
+    """best_plan of the last job of ``instance`` (arriving at 10 s), asked twice, and the
+    outcome counts it leaves."""
+    pending = instance.jobs[-1].id
+
+    def look(view: ClusterView) -> tuple[object, dict[str, int]]:
+        policy = SjfBsbf()
+        plans = [policy.best_plan(view, Board.from_view(view), pending) for _ in range(2)]
+        return plans, policy.stats()["outcomes"]
+
+    return look_at(instance, plan, 10.0, look)
+
+
+def test_best_plan_says_why_a_job_waits() -> None:
+    """No host (GPU 0 holds two jobs); a host without room (8 GB GPU, 4.8 GB each); a host whose
+    pair benefit is negative for every option (the heavy vgg16/vgg19 pair)."""
+    one = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=12.0)
+    small = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=8.0)
+    generic = (Job(0, 0.0, 1, duration=1000.0), Job(1, 0.0, 1, duration=1000.0))
+    cases = [
+        (
+            Instance(one, (*generic, Job(2, 10.0, 1, duration=50.0))),
+            {0: ((0,), 1), 1: ((0,), 1)},
+            "wait_no_host",
+        ),
+        (
+            Instance(small, (generic[0], Job(1, 10.0, 1, duration=50.0))),
+            {0: ((0,), 1)},
+            "wait_no_memory",
+        ),
+        (
+            Instance(one, (Job(0, 0.0, 1, "vgg16", 16, 935), Job(1, 10.0, 1, "vgg19", 16, 825))),
+            {0: ((0,), 1)},
+            "wait_no_benefit",
+        ),
+    ]
+    for instance, plan, why in cases:
+        plans, outcomes = outcomes_of_best_plan(instance, plan)  # type: ignore[misc]
+        assert plans == [None, None]
+        assert outcomes == {why: 2}
