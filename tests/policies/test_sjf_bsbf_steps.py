@@ -183,3 +183,39 @@ def test_best_plan_says_why_a_job_waits() -> None:
         plans, outcomes = outcomes_of_best_plan(instance, plan)  # type: ignore[misc]
         assert plans == [None, None]
         assert outcomes == {why: 2}
+
+
+class Picky(Flat):
+    """A model with a sharing rule: the pending job may join host 1 only (by memory footprint:
+    host 1 is the vgg19, the others are vgg16)."""
+
+    def __init__(self, allowed_memory: float) -> None:
+        self.allowed_memory = allowed_memory
+
+    def can_share(self, a: object, b: object) -> bool:
+        return bool(getattr(b, "memory_gb", None) == self.allowed_memory)
+
+
+def test_the_sharing_rule_limits_hosts_and_allows_the_others() -> None:
+    """Hosts vgg16 (GPU 0) and vgg19 (GPU 1); the rule allows only the vgg19: the plan takes it,
+    although the vgg16 host is the longer one."""
+    jobs = (
+        vgg16(0, 0.0, 3000),
+        Job(1, 0.0, 1, "vgg19", 16, 1000),
+        vgg16(2, 10.0, 300),
+    )
+    two = Cluster(nodes=1, gpus_per_node=2, gpu_mem_gb=12.0)
+
+    def look(view: ClusterView) -> tuple[object, object]:
+        rule = Picky(view.occupant(1, 1).memory_gb)
+        free = SjfBsbf().best_plan(view, Board.from_view(view), 2)
+        return free, rule
+
+    free, rule = look_at(Instance(two, jobs), {0: ((0,), 1), 1: ((1,), 1)}, 10.0, look, Flat())  # type: ignore[arg-type]
+    assert free is not None and free.hosts == (0,)  # without a rule: the longer host
+
+    def look_rule(view: ClusterView) -> object:
+        return SjfBsbf().best_plan(view, Board.from_view(view), 2)
+
+    ruled = look_at(Instance(two, jobs), {0: ((0,), 1), 1: ((1,), 1)}, 10.0, look_rule, rule)  # type: ignore[arg-type]
+    assert ruled is not None and ruled.hosts == (1,)
