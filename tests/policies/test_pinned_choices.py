@@ -347,3 +347,37 @@ def test_a_sharer_fits_at_the_memory_boundary_and_not_beyond(policy: str) -> Non
         result = simulate(Instance(cluster, jobs), make_policy(policy))
         start = result.jobs.set_index("job_id").loc[1, "start"]
         assert bool(start == 10.0) is shares, (capacity, start)
+
+
+def test_sub_batch_largest_takes_the_first_option_that_fits() -> None:
+    """The vgg16 pair again: with ``sub_batch="largest"`` the plan is at s = 1 (the largest
+    micro-batch; it fits and pays), not at the best-scoring s = 4."""
+    instance = Instance(ONE_GPU, (vgg16(0, 0.0, 1000), vgg16(1, 10.0, 300)))
+
+    def look(view: ClusterView) -> tuple[SharePlan | None, float]:
+        plan = SjfBsbf(sub_batch="largest").best_plan(view, Board.from_view(view), 1)
+        return plan, expected_benefit(view, 1, 1, 0, 1)
+
+    plan, benefit = look_at(instance, {0: ((0,), 1)}, 10.0, look)
+    assert plan is not None and plan.accumulation == 1
+    assert plan.score == pytest.approx(benefit, rel=1e-12)
+
+
+def test_a_plan_must_beat_the_threshold_strictly() -> None:
+    """The same pair with the threshold at the best plan's score: the job waits; a hair below,
+    it shares."""
+    instance = Instance(ONE_GPU, (vgg16(0, 0.0, 1000), vgg16(1, 10.0, 300)))
+
+    def look(view: ClusterView) -> tuple[SharePlan | None, SharePlan | None, dict[str, int]]:
+        score = expected_benefit(view, 1, 4, 0, 1)
+        at = SjfBsbf(threshold=score)
+        below = SjfBsbf(threshold=math.nextafter(score, 0.0))
+        return (
+            at.best_plan(view, Board.from_view(view), 1),
+            below.best_plan(view, Board.from_view(view), 1),
+            at.stats()["outcomes"],
+        )
+
+    at, below, outcomes = look_at(instance, {0: ((0,), 1)}, 10.0, look)
+    assert at is None and outcomes == {"wait_no_benefit": 1}
+    assert below is not None and below.accumulation == 4
