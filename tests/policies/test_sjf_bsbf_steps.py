@@ -16,6 +16,7 @@ from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import SharePlan
 from sjfbsbf.policies.rounds import GreedyRound
+from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.state import ClusterView
 
 THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
@@ -219,3 +220,30 @@ def test_the_sharing_rule_limits_hosts_and_allows_the_others() -> None:
 
     ruled = look_at(Instance(two, jobs), {0: ((0,), 1), 1: ((1,), 1)}, 10.0, look_rule, rule)  # type: ignore[arg-type]
     assert ruled is not None and ruled.hosts == (1,)
+
+
+def test_decisions_where_only_time_moved_are_skipped_and_counted() -> None:
+    """A vgg16 host (935 iterations, about 100 s) and a vgg19 that arrives at 1 s and waits (no
+    option pays: tests/policies/test_sjf_bsbf.py). With decisions every 20 s, the decision at 1 s
+    starts nothing; every interval decision before the host ends sees the same epoch and is
+    skipped; at the host's end the
+    vgg19 starts alone. The wait-aware estimate and a round solver that does not declare
+    ``skip_unchanged`` never skip."""
+    instance = Instance(
+        Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=12.0),
+        (vgg16(0, 0.0, 935), Job(1, 1.0, 1, "vgg19", 16, 825)),
+    )
+    result = simulate(instance, SjfBsbf(), interval=20.0)
+    host_end = result.jobs.set_index("job_id").loc[0, "finish"]
+    ticks = [t for t in range(20, int(host_end) + 1, 20) if 1.0 < t < host_end]
+    assert len(ticks) >= 2
+    assert result.stats["skipped_unchanged"] == len(ticks)
+    assert result.stats["outcomes"] == {"alone": 2, "wait_no_benefit": 1}
+
+    class NoSkipRound(GreedyRound):
+        skip_unchanged = False
+
+    for never in (SjfBsbf(wait_aware=True), SjfBsbf.with_round_solver(NoSkipRound(), "g")):
+        other = simulate(instance, never, interval=20.0)
+        assert other.stats["skipped_unchanged"] == 0
+        assert other.stats["outcomes"]["wait_no_benefit"] == 1 + len(ticks)
