@@ -247,3 +247,11 @@ def test_decisions_where_only_time_moved_are_skipped_and_counted() -> None:
         other = simulate(instance, never, interval=20.0)
         assert other.stats["skipped_unchanged"] == 0
         assert other.stats["outcomes"]["wait_no_benefit"] == 1 + len(ticks)
+
+
+def test_bad_options_are_refused_with_the_rule() -> None:
+    with pytest.raises(ValueError, match=r"^max_partners must be at least 1$"):
+        SjfBsbf(max_partners=0)
+    with pytest.raises(ValueError, match=r"^sub_batch must be 'benefit', 'largest' or 'full'$"):
+        SjfBsbf(sub_batch="smallest")
+    assert SjfBsbf(max_partners=1).max_partners == 1
