@@ -145,3 +145,10 @@ def test_scalars_in_give_python_floats_out() -> None:
     assert isinstance(vector, np.ndarray) and vector.shape == (2,)
     assert vector[0] == pair_benefit(100.0, 150.0, 50.0, 1.2, 1.2)
     assert vector[1] == pair_benefit(100.0, 150.0, 500.0, 1.2, 1.5)
+
+
+def test_delayed_start_by_hand() -> None:
+    """a waits 20 s, then shares with b (T_a' = 30, T_b = 50, ξ_a = 1.5, ξ_b = 1.2): b has 30 s
+    left; b ends first (1.2·30 = 36 ≤ 1.5·30 = 45): C_b = 36, a's tail 30 − 36/1.5 = 6, C_a = 42.
+    Total from now: 2·20 + 36 + 42 = 118."""
+    assert total_completion_delayed_start(20.0, 30.0, 50.0, 1.5, 1.2) == pytest.approx(118.0)
