@@ -22,11 +22,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from mutmut.stats import status_by_exit_code
+
 ROOT = Path(__file__).resolve().parents[1]
-#: mutmut's exit codes (mutmut/stats.py), folded into the columns reported here.
-STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped"}
-STATUS |= {36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout"}
-STATUS |= {37: "killed"}  # caught by the type checker
+#: Column per mutmut status (mutmut's own exit-code table, ``mutmut.stats.status_by_exit_code``).
+FOLD = {"caught by type check": "killed", "segfault": "killed"}
 COLUMNS = ("mutants", "killed", "timeout", "survived", "equivalent", "no tests", "not checked")
 EQUIVALENT_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*equivalent\b")
 
@@ -51,10 +51,8 @@ def module_results(mutants: Path) -> dict[str, dict[str, str]]:
         module = ".".join(rel.parts)
         codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
         if codes:
-            out[module] = {
-                name: "not checked" if code is None else STATUS.get(code, "suspicious")
-                for name, code in codes.items()
-            }
+            statuses = {name: status_by_exit_code[code] for name, code in codes.items()}
+            out[module] = {name: FOLD.get(s, s) for name, s in statuses.items()}
     return out
 
 

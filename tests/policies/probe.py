@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from sjfbsbf.core.interference import Interference
-from sjfbsbf.core.model import Instance
+from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.state import ClusterView
@@ -76,3 +77,40 @@ def look_at(
     simulate(instance, probe, interference=interference)
     assert probe.looked_at == at, f"probe looked at {probe.looked_at}, not {at}"
     return probe.seen
+
+
+ONE_GPU = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=12.0)
+TWO_GPUS = Cluster(nodes=1, gpus_per_node=2, gpu_mem_gb=12.0)
+THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
+
+
+def vgg16(job_id: int, arrival: float, iterations: int, gpus: int = 1) -> Job:
+    """A vgg16 job at its full batch of 16."""
+    return Job(job_id, arrival, gpus, "vgg16", 16, iterations)
+
+
+def expected_benefit(
+    view: ClusterView,
+    pending: int,
+    s: int,
+    host: int,
+    host_s: int,
+    *,
+    wait: float | None = None,
+    retune: bool = False,
+) -> float:
+    """The documented pair benefit (docs/model.md §6) of ``pending`` at option s beside
+    ``host`` at ``host_s``, from the view's exclusive times and the model's slowdowns."""
+    model = view.interference
+    occ_a, occ_b = view.occupant(pending, s), view.occupant(host, host_s)
+    return float(
+        pair_benefit(
+            view.remaining_exclusive(pending, 1),
+            view.remaining_exclusive(pending, s),
+            view.remaining_exclusive(host, host_s),
+            model.slowdown(occ_a, occ_b),
+            model.slowdown(occ_b, occ_a),
+            wait=wait,
+            retune=retune,
+        )
+    )

@@ -8,18 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from probe import look_at
+from probe import THREE_GPUS, look_at, vgg16
 
 from sjfbsbf.core.interference import Interference
-from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.model import Instance, Job
 from sjfbsbf.policies.board import Board
 from sjfbsbf.sim.state import ClusterView
-
-THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
-
-
-def vgg16(job_id: int, arrival: float, iterations: int, gpus: int = 1) -> Job:
-    return Job(job_id, arrival, gpus, "vgg16", 16, iterations)
 
 
 def test_free_times_of_running_idle_and_newly_started_gpus() -> None:

@@ -17,39 +17,15 @@ from __future__ import annotations
 import math
 
 import pytest
-from probe import look_at
+from probe import ONE_GPU, THREE_GPUS, TWO_GPUS, expected_benefit, look_at, vgg16
 
 from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import SjfBsbf, SjfFfs, Tiresias, make_policy
-from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import HostOption, SharePlan, better_plan, build_plan
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
 from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.state import ClusterView
-
-THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
-ONE_GPU = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=12.0)
-TWO_GPUS = Cluster(nodes=1, gpus_per_node=2, gpu_mem_gb=12.0)
-
-
-def vgg16(job_id: int, arrival: float, iterations: int, gpus: int = 1) -> Job:
-    return Job(job_id, arrival, gpus, "vgg16", 16, iterations)
-
-
-def expected_benefit(view: ClusterView, pending: int, s: int, host: int, host_s: int) -> float:
-    """The documented pair benefit of ``pending`` at option s beside ``host`` at ``host_s``."""
-    model = view.interference
-    occ_a, occ_b = view.occupant(pending, s), view.occupant(host, host_s)
-    return float(
-        pair_benefit(
-            view.remaining_exclusive(pending, 1),
-            view.remaining_exclusive(pending, s),
-            view.remaining_exclusive(host, host_s),
-            model.slowdown(occ_a, occ_b),
-            model.slowdown(occ_b, occ_a),
-        )
-    )
 
 
 def only_option(s: int) -> SjfBsbf:

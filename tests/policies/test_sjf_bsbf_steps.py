@@ -8,7 +8,7 @@ estimate (docs/model.md §6), without the solver.
 from __future__ import annotations
 
 import pytest
-from probe import look_at
+from probe import THREE_GPUS, expected_benefit, look_at, vgg16
 
 from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import SjfBsbf
@@ -18,12 +18,6 @@ from sjfbsbf.policies.plans import SharePlan
 from sjfbsbf.policies.rounds import GreedyRound
 from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.state import ClusterView
-
-THREE_GPUS = Cluster(nodes=1, gpus_per_node=3, gpu_mem_gb=12.0)
-
-
-def vgg16(job_id: int, arrival: float, iterations: int, gpus: int = 1) -> Job:
-    return Job(job_id, arrival, gpus, "vgg16", 16, iterations)
 
 
 class Flat:
@@ -44,61 +38,28 @@ def test_host_options_agree_with_the_estimate_and_the_greedys_vector_path(
     jobs = (vgg16(0, 0.0, 150), vgg16(1, 0.0, 3000), vgg16(2, 0.0, 2500), vgg16(3, 10.0, 300))
     plan = {j: ((j,), 1) for j in (0, 1, 2)}
 
-    def look(view: ClusterView) -> tuple[list[tuple[int, float, tuple[int, ...]]], list[float]]:
+    def look(
+        view: ClusterView,
+    ) -> tuple[list[tuple[int, float, tuple[int, ...]]], list[float], float]:
         policy = SjfBsbf(retune=retune)
         board = Board.from_view(view)
         hosts = board.hosts()
         t_full = view.remaining_exclusive(3, 1)
         found = policy.host_options(view, 3, 4, hosts, t_full, wait)
-        model = view.interference
         occ = view.occupant(3, 4)
-        by_hand = [
-            float(
-                pair_benefit(
-                    t_full,
-                    view.remaining_exclusive(3, 4),
-                    view.remaining_exclusive(h, 1),
-                    model.slowdown(occ, view.occupant(h, 1)),
-                    model.slowdown(view.occupant(h, 1), occ),
-                    wait=wait,
-                    retune=retune,
-                )
-            )
-            for h in (0, 1, 2)
-        ]
+        by_hand = [expected_benefit(view, 3, 4, h, 1, wait=wait, retune=retune) for h in (0, 1, 2)]
         vector = policy._benefits(
             view, occ, board.host_table(), t_full, view.remaining_exclusive(3, 4), wait
         )
         assert list(vector) == pytest.approx(by_hand, rel=1e-12)
-        return [(o.host, o.benefit, o.gpus) for o in found], by_hand
+        plain = expected_benefit(view, 3, 4, 0, 1, wait=wait)  # host 0 without retune
+        return [(o.host, o.benefit, o.gpus) for o in found], by_hand, plain
 
     instance = Instance(THREE_GPUS, jobs)
-    found, by_hand = look_at(instance, plan, 10.0, look, interference=interference)  # type: ignore[arg-type]
-    _, plain = look_at(
-        instance, plan, 10.0, lambda v: look_plain(v, wait), interference=interference
-    )  # type: ignore[arg-type]
-    assert (by_hand[0] != plain[0]) is retune  # the option matters for the host that ends first
+    found, by_hand, plain = look_at(instance, plan, 10.0, look, interference=interference)  # type: ignore[arg-type]
+    assert (by_hand[0] != plain) is retune  # the option matters for the host that ends first
     assert [(h, g) for h, _, g in found] == [(0, (0,)), (1, (1,)), (2, (2,))]
     assert [b for _, b, _ in found] == pytest.approx(by_hand, rel=1e-12)
-
-
-def look_plain(view: ClusterView, wait: float | None) -> tuple[None, list[float]]:
-    """The documented estimate without retune (for comparison)."""
-    model = view.interference
-    occ = view.occupant(3, 4)
-    return None, [
-        float(
-            pair_benefit(
-                view.remaining_exclusive(3, 1),
-                view.remaining_exclusive(3, 4),
-                view.remaining_exclusive(h, 1),
-                model.slowdown(occ, view.occupant(h, 1)),
-                model.slowdown(view.occupant(h, 1), occ),
-                wait=wait,
-            )
-        )
-        for h in (0, 1, 2)
-    ]
 
 
 def test_with_wait_and_retune_the_estimates_differ() -> None:
