@@ -3,7 +3,8 @@
 It raises :class:`~sjfbsbf.core.errors.FeasibilityError` on: an unknown, not-arrived, finished or
 already-running job started; a job started twice; a wrong GPU count or repeated / unknown GPU ids;
 a GPU holding more than two jobs; GPU memory overflow; an accumulation factor (at a start or a
-retune) that changes the global batch (b * s != B or b not an allowed micro-batch); a
+retune) that is not one of the job's options, which are exactly the s whose micro-batch
+b = B / s is a whole number the profile allows, so the global batch never changes; a
 preemption of a job that is not running, or any preemption by a non-preemptive policy; sharing
 by an exclusive policy; two jobs on one GPU that the interference model's sharing rule forbids
 (``can_share``, e.g. a pair measured out of memory; docs/model.md §3); a wake-up time that is
@@ -146,9 +147,6 @@ def check_decision(
                 f"t={now}: job {job_id} accumulation {start.accumulation} would change its "
                 f"global batch (allowed: {sorted(options)})"
             )
-        b = options[start.accumulation]
-        if b is not None and job.batch is not None and b * start.accumulation != job.batch:
-            raise FeasibilityError(f"t={now}: job {job_id} micro-batches do not sum to its batch")
         mem = view.memory_gb(job_id, start.accumulation)
         for g in gpus:
             if not 0 <= g < cluster.num_gpus:

@@ -1,10 +1,13 @@
-"""The feasibility checker on retunes and repeated preemptions (docs/model.md §4).
+"""The feasibility checker called directly on a state: retunes, repeated preemptions, and the
+full text of its refusals (docs/model.md §4).
 
 A retune changes a running job's accumulation on its own GPUs: the checker refuses one of a job
 that is not running, retuned twice or preempted in the same decision, one that changes the global
 batch, one whose new memory overflows a GPU, and one into a pair the sharing rule forbids; and
 the decision's later starts see the retuned job at its new memory and accumulation. Each refusal
-is checked with its message, and each boundary with a decision just inside it.
+is checked with its message, and each boundary with a decision just inside it. The last tests
+pin the whole message of the refusals the simulator-driven tests (test_feasibility.py) match
+only in part.
 
 Memory (docs/model.md §2): ResNet-18 at B = 128 holds 6.432 GB at s = 1 and
 0.4 · 6.432 + 0.6 · 6.432 / s at s = 2, 4, 8 (4.5024, 3.5376, 3.0552 GB); a duration-only job
@@ -175,4 +178,34 @@ def test_a_retune_into_a_pair_the_rule_forbids_is_refused() -> None:
         view,
         Decision(retunes=((0, 1),)),
         r"^t=0.0: job 0 retuned to accumulation 1 may not share GPU 0 with job 1 ",
+    )
+
+
+def test_a_start_of_a_job_that_is_not_pending_says_why_in_full() -> None:
+    jobs = (Job(0, 0.0, 1, duration=10.0), Job(1, 0.0, 1, duration=10.0))
+    view = running(jobs, (Start(0, (0,)),))
+    refused(
+        view,
+        Decision((Start(0, (1,)),)),
+        r"^t=0.0: starts job 0, which is not pending \(not arrived, running or finished\)$",
+    )
+
+
+def test_a_start_into_a_forbidden_pair_says_why_in_full() -> None:
+    jobs = (Job(0, 0.0, 1, *RESNET), Job(1, 0.0, 1, *RESNET))
+    view = running(jobs, (Start(0, (0,), 1),), interference=FullBatchAlone())
+    refused(
+        view,
+        Decision((Start(1, (0,), 2),)),
+        r"^t=0.0: job 1 may not share GPU 0 with job 0 \(the interference model forbids the "
+        r"pair, e.g. measured out of memory\)$",
+    )
+
+
+@pytest.mark.parametrize("wake_at", [math.inf, -math.inf, math.nan])
+def test_a_wake_up_that_is_not_finite_is_refused(wake_at: float) -> None:
+    view = running((Job(0, 0.0, 1, duration=10.0),), ())
+    check(view, Decision(wake_at=5.0))
+    refused(
+        view, Decision(wake_at=wake_at), rf"^t=0.0: wake_at must be a finite time, got {wake_at}$"
     )
