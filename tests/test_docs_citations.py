@@ -69,10 +69,14 @@ def repository_files() -> list[Path]:
 
 
 def read_text(path: Path) -> str | None:
-    """The file's text (undecodable bytes replaced), or None if it is gone."""
+    """The file's text (undecodable bytes replaced), or None if it is gone or not a file.
+
+    Not a file: a symbolic link to a folder, e.g. the ``shared`` link to the data that
+    docs/testing.md suggests, which git lists as one entry.
+    """
     try:
         return (ROOT / path).read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:  # listed by git but deleted in the work tree
+    except (FileNotFoundError, IsADirectoryError):  # deleted in the work tree, or a folder
         return None
 
 
