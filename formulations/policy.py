@@ -30,7 +30,7 @@ from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import SharePlan
 from sjfbsbf.policies.rounds import RoundPolicy
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 def _tolerance(problem: RoundProblem) -> float:

@@ -18,7 +18,7 @@ from sjfbsbf.policies.planned import PlannedStart, Schedule, as_schedule
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.policy import Policy
 from sjfbsbf.sim.simulator import simulate
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 #: The non-preemptive policies whose schedules the offline model's decision space contains.
 NON_PREEMPTIVE = ("fifo", "sjf", "sjf-ffs", "sjf-bsbf")

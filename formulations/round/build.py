@@ -14,7 +14,7 @@ from formulations.round.problem import RoundHost, RoundJob, RoundProblem, fits
 from sjfbsbf.core.interference import can_share
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 def round_problem(

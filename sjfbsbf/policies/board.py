@@ -13,7 +13,7 @@ import numpy as np
 
 from sjfbsbf.core.interference import ContentionModel, Occupant
 from sjfbsbf.sim.decision import Start
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,38 +59,32 @@ class HostTable:
 class Board:
     """GPU occupancy as the decision under construction leaves it.
 
+    The board reads the simulator's state through the view and keeps only what this decision
+    changed (copy on write), so building one costs nothing per GPU or per running job.
+
     Attributes
     ----------
-    residents
-        GPU id -> ids of the jobs on it.
-    memory
-        GPU id -> memory in use (GB).
-    accumulation
-        Job id -> accumulation factor, for running and newly started jobs.
-    placement
-        Job id -> GPUs, for running and newly started jobs.
     starts
         Starts decided so far.
     """
 
     def __init__(self, view: ClusterView) -> None:
         self.view = view
-        self.residents = view.residents()
-        self.memory = view.memory_by_gpu()
-        self.accumulation: dict[int, int] = {}
-        self.placement: dict[int, tuple[int, ...]] = {}
         self.starts: list[Start] = []
-        self._idle = {g for g, r in enumerate(self.residents) if not r}
-        self._hosts: dict[int, HostInfo | None] = {}
+        self._residents: dict[int, list[int]] = {}  # GPUs this decision changed
+        self._memory: dict[int, float] = {}
+        self._accumulation: dict[int, int] = {}  # started or retuned in this decision
+        self._placement: dict[int, tuple[int, ...]] = {}  # started in this decision
+        self._free: list[list[int]] | None = None  # idle GPUs per node, once something started
+        self._idle_count = view.free_count
+        # Host candidates with their facts (None: not computed yet), read from the view when
+        # first needed; until then only the changes are kept: hosts lost, hosts started.
+        self._hosts: dict[int, HostInfo | None] | None = None
+        self._lost: set[int] = set()
+        self._started_hosts: list[int] = []
         self._table: HostTable | None = None
         self._free_times: list[float] | None = None
-        for job_id in view.running():
-            placement = view.placement(job_id)
-            assert placement is not None
-            self.accumulation[job_id] = view.accumulation(job_id)
-            self.placement[job_id] = placement
-            if self.is_host(job_id):
-                self._hosts[job_id] = None
+        self._singles: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def from_view(cls, view: ClusterView) -> Board:
@@ -98,49 +92,91 @@ class Board:
         return cls(view)
 
     def free_by_node(self) -> list[list[int]]:
-        """Idle GPU ids grouped by node (ascending within a node)."""
-        per = self.view.cluster.gpus_per_node
-        out: list[list[int]] = [[] for _ in range(self.view.cluster.nodes)]
-        for g in sorted(self._idle):
-            out[g // per].append(g)
-        return out
+        """Idle GPU ids grouped by node (ascending within a node; fresh lists)."""
+        if self._free is None:
+            return self.view.free_by_node()
+        return [list(node) for node in self._free]
 
     def idle(self) -> list[int]:
         """Idle GPU ids, ascending."""
-        return sorted(self._idle)
+        if self._free is None:
+            return self.view.free_gpus()
+        return [g for node in self._free for g in node]
 
     @property
     def idle_count(self) -> int:
         """Number of idle GPUs."""
-        return len(self._idle)
+        return self._idle_count
+
+    def residents(self, gpu: int) -> list[int]:
+        """Ids of the jobs on a GPU (do not modify the list)."""
+        found = self._residents.get(gpu)
+        return list(self.view.gpu_jobs(gpu)) if found is None else found
+
+    def memory(self, gpu: int) -> float:
+        """Memory in use on a GPU (GB)."""
+        found = self._memory.get(gpu)
+        return self.view.gpu_memory_used(gpu) if found is None else found
 
     def room(self, gpu: int) -> float:
         """Free memory on a GPU (GB)."""
-        return self.view.cluster.gpu_mem_gb - self.memory[gpu]
+        return self.view.cluster.gpu_mem_gb - self.memory(gpu)
+
+    def accumulation(self, job_id: int) -> int:
+        """Accumulation factor of a running or newly started job, as the board leaves it."""
+        found = self._accumulation.get(job_id)
+        return self.view.accumulation(job_id) if found is None else found
+
+    def placement(self, job_id: int) -> tuple[int, ...]:
+        """GPUs of a running or newly started job."""
+        found = self._placement.get(job_id)
+        if found is None:
+            found = self.view.placement(job_id)
+            assert found is not None, f"job {job_id} neither runs nor started"
+        return found
+
+    def singles(self) -> tuple[np.ndarray, np.ndarray]:
+        """GPUs holding exactly one job (ascending) and their free memory (GB), as arrays;
+        cached until the board changes."""
+        if self._singles is None:
+            view = self.view
+            gpus = set(view.single_gpus())
+            for g, residents in self._residents.items():
+                if len(residents) == 1:
+                    gpus.add(g)
+                else:
+                    gpus.discard(g)
+            ids = sorted(gpus)
+            cap = view.cluster.gpu_mem_gb
+            self._singles = (
+                np.array(ids, dtype=np.int64),
+                np.array([cap - self.memory(g) for g in ids], dtype=float),
+            )
+        return self._singles
 
     def occupant(self, job_id: int) -> Occupant:
         """The occupant of a running or newly started job at its accumulation on the board."""
-        return self.view.occupant(job_id, self.accumulation[job_id])
+        return self.view.occupant(job_id, self.accumulation(job_id))
 
     def is_host(self, job_id: int) -> bool:
         """Whether a job runs alone on every one of its GPUs (so it may take one sharer)."""
-        return all(len(self.residents[g]) == 1 for g in self.placement[job_id])
+        return all(len(self.residents(g)) == 1 for g in self.placement(job_id))
 
     def hosts(self) -> dict[int, HostInfo]:
         """Jobs (running or started in this decision) that can still host a sharer."""
         view = self.view
         out: dict[int, HostInfo] = {}
-        for job_id, info in self._hosts.items():
+        for job_id, info in self._host_facts().items():
             if info is None:
-                gpus = self.placement[job_id]
-                s = self.accumulation[job_id]
+                gpus = self.placement(job_id)
+                s = self.accumulation(job_id)
                 info = HostInfo(
                     gpus=gpus,
                     room=min(self.room(g) for g in gpus),
                     occupant=view.occupant(job_id, s),
                     remaining=view.remaining_exclusive(job_id, s),
                 )
-                self._hosts[job_id] = info
+                self._host_facts()[job_id] = info
             out[job_id] = info
         return out
 
@@ -175,44 +211,74 @@ class Board:
         """
         if self._free_times is None:
             view = self.view
-            ends: dict[int, float] = {}
-            for job_id in self.placement:
-                if view.placement(job_id) is not None:
-                    ends[job_id] = max(0.0, view.predicted_finish(job_id) - view.time)
-                else:  # started in this decision
-                    ends[job_id] = view.remaining_exclusive(job_id, self.accumulation[job_id])
-            self._free_times = sorted(
-                max((ends[j] for j in residents), default=0.0) for residents in self.residents
-            )
+            now = view.time
+            ends = [0.0] * view.cluster.num_gpus  # idle GPUs free now
+            for job_id in view.running():
+                end = max(0.0, view.predicted_finish(job_id) - now)
+                for g in self.placement(job_id):
+                    ends[g] = max(ends[g], end)
+            for start in self.starts:
+                end = view.remaining_exclusive(start.job_id, start.accumulation)
+                for g in start.gpus:
+                    ends[g] = max(ends[g], end)
+            self._free_times = sorted(ends)
         return self._free_times
 
     def start(self, job_id: int, gpus: tuple[int, ...], accumulation: int) -> None:
         """Record a start and update occupancy and host candidates."""
         self._table = None
         self._free_times = None
+        self._singles = None
         gpus = tuple(sorted(gpus))
         mem = self.view.memory_gb(job_id, accumulation)
+        if self._free is None:
+            self._free = self.view.free_by_node()
+        per = self.view.cluster.gpus_per_node
         for g in gpus:
-            for other in self.residents[g]:
-                self._hosts.pop(other, None)
-            self.residents[g].append(job_id)
-            self.memory[g] += mem
-            self._idle.discard(g)
-        self.accumulation[job_id] = accumulation
-        self.placement[job_id] = gpus
+            residents = self.residents(g)
+            for other in residents:
+                self._lose_host(other)
+            if not residents:
+                self._free[g // per].remove(g)
+                self._idle_count -= 1
+            self._residents[g] = [*residents, job_id]
+            self._memory[g] = self.memory(g) + mem
+        self._accumulation[job_id] = accumulation
+        self._placement[job_id] = gpus
         self.starts.append(Start(job_id, gpus, accumulation))
         if self.is_host(job_id):
-            self._hosts[job_id] = None
+            if self._hosts is None:
+                self._started_hosts.append(job_id)
+            else:
+                self._hosts[job_id] = None
 
     def retune(self, job_id: int, accumulation: int) -> None:
         """Record that a running job changes its accumulation factor."""
         self._table = None
         self._free_times = None
+        self._singles = None
         delta = self.view.memory_gb(job_id, accumulation) - self.view.memory_gb(
-            job_id, self.accumulation[job_id]
+            job_id, self.accumulation(job_id)
         )
-        for g in self.placement[job_id]:
-            self.memory[g] += delta
-        self.accumulation[job_id] = accumulation
-        if job_id in self._hosts:
+        for g in self.placement(job_id):
+            self._memory[g] = self.memory(g) + delta
+        self._accumulation[job_id] = accumulation
+        if self._hosts is not None and job_id in self._hosts:
             self._hosts[job_id] = None
+
+    def _host_facts(self) -> dict[int, HostInfo | None]:
+        """The host candidates (in the order they became hosts), read once from the view."""
+        if self._hosts is None:
+            lost = self._lost
+            self._hosts = {j: None for j in self.view.hosts() if j not in lost}
+            for j in self._started_hosts:
+                if j not in lost:
+                    self._hosts[j] = None
+        return self._hosts
+
+    def _lose_host(self, job_id: int) -> None:
+        """A sharer joined ``job_id``: it can host no more."""
+        if self._hosts is None:
+            self._lost.add(job_id)
+        else:
+            self._hosts.pop(job_id, None)

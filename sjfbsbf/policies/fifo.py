@@ -6,7 +6,7 @@ from typing import Any
 
 from sjfbsbf.policies.placement import place_on_free, take
 from sjfbsbf.sim.decision import Decision, Start
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 class Fifo:

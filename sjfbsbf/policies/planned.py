@@ -18,7 +18,7 @@ from typing import Any
 
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 #: Two times closer than this (s) are the same tick.
 TIME_TOLERANCE_S = 1e-6

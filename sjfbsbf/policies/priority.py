@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sjfbsbf.policies.placement import place_on_free, take
 from sjfbsbf.sim.decision import Decision, Start
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 def preemptive_decision(view: ClusterView, ranked: list[int]) -> Decision:

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import SharePlan
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 class RoundPolicy(Protocol):

@@ -25,7 +25,7 @@ from sjfbsbf.policies.rounds import GreedyRound, RoundSolver
 from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 class SjfBsbf:
@@ -136,7 +136,10 @@ class SjfBsbf:
     # -- the steps a round solver uses (sjfbsbf.policies.rounds.RoundPolicy) ----------------------
     def start_alone(self, view: ClusterView, board: Board, job_id: int) -> bool:
         """Start ``job_id`` alone on idle GPUs at the full batch (sjf's placement) if it fits."""
-        placement = place_on_free(board.free_by_node(), view.job(job_id).gpus)
+        gpus = view.job(job_id).gpus
+        if board.idle_count < gpus:
+            return False
+        placement = place_on_free(board.free_by_node(), gpus)
         if placement is None:
             return False
         board.start(job_id, placement, 1)
@@ -285,7 +288,7 @@ class SjfBsbf:
         """Return hosts running with a reduced micro-batch to the full batch (``retune``)."""
         out = []
         for job_id in view.running():
-            if board.accumulation[job_id] > 1 and board.is_host(job_id):
+            if board.accumulation(job_id) > 1 and board.is_host(job_id):
                 out.append((job_id, 1))
                 board.retune(job_id, 1)
         self._retunes += len(out)

@@ -11,7 +11,7 @@ from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 class SjfFfs:
@@ -38,21 +38,23 @@ class SjfFfs:
         rule = sharing_rule(view.interference)
         for job_id in sjf_order(view):
             gpus = view.job(job_id).gpus
-            placement = place_on_free(board.free_by_node(), gpus)
+            placement = (
+                place_on_free(board.free_by_node(), gpus) if board.idle_count >= gpus else None
+            )
             if placement is not None:
                 board.start(job_id, placement, 1)
                 self._outcomes["alone"] += 1
                 continue
+            singles, room = board.singles()
+            if board.idle_count + len(singles) < gpus:  # too few GPUs at any option
+                self._outcomes["wait"] += 1
+                continue
             for s in sorted(view.accumulation_options(job_id)):
                 mem = view.memory_gb(job_id, s)
-                single = [
-                    g
-                    for g, r in enumerate(board.residents)
-                    if len(r) == 1 and board.room(g) + MEMORY_TOLERANCE_GB >= mem
-                ]
+                single = singles[room + MEMORY_TOLERANCE_GB >= mem].tolist()
                 if rule is not None:
                     occ = view.occupant(job_id, s)
-                    single = [g for g in single if rule(occ, board.occupant(board.residents[g][0]))]
+                    single = [g for g in single if rule(occ, board.occupant(board.residents(g)[0]))]
                 idle = board.idle()
                 if len(idle) + len(single) >= gpus:
                     chosen = (idle + single)[:gpus]

@@ -6,7 +6,7 @@ from typing import Any
 
 from sjfbsbf.policies.priority import preemptive_decision
 from sjfbsbf.sim.decision import Decision
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 class Srtf:

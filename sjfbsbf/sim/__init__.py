@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from sjfbsbf.sim.policy import Policy
     from sjfbsbf.sim.result import SimResult
     from sjfbsbf.sim.simulator import simulate
-    from sjfbsbf.sim.state import ClusterView
+    from sjfbsbf.sim.view import ClusterView
 
 #: Public name -> module that defines it (imported on first use, PEP 562).
 _EXPORTS = {
@@ -27,7 +27,7 @@ _EXPORTS = {
     "Policy": "sjfbsbf.sim.policy",
     "Decision": "sjfbsbf.sim.decision",
     "Start": "sjfbsbf.sim.decision",
-    "ClusterView": "sjfbsbf.sim.state",
+    "ClusterView": "sjfbsbf.sim.view",
     "check_decision": "sjfbsbf.sim.feasibility",
     "SchedulingError": "sjfbsbf.core.errors",
     "FeasibilityError": "sjfbsbf.core.errors",

@@ -18,7 +18,7 @@ import math
 from sjfbsbf.core.errors import FeasibilityError
 from sjfbsbf.core.interference import sharing_rule
 from sjfbsbf.sim.decision import Decision
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 #: Memory slack (GB) tolerated for float rounding when checking capacity.
 MEMORY_TOLERANCE_GB = 1e-9
@@ -47,8 +47,6 @@ def check_decision(
     """
     now = view.time
     cluster = view.cluster
-    running = set(view.running())
-    pending = set(view.pending())
     # GPU occupancy after preemptions: gpu -> list of (job id, memory).
     touched: dict[int, list[tuple[int, float]]] = {}
 
@@ -78,7 +76,7 @@ def check_decision(
     for job_id in decision.preempts:
         if not preemptive:
             raise FeasibilityError(f"t={now}: non-preemptive policy preempts job {job_id}")
-        if job_id not in running:
+        if not view.is_running(job_id):
             raise FeasibilityError(f"t={now}: preempts job {job_id}, which is not running")
         if job_id in preempted:
             raise FeasibilityError(f"t={now}: preempts job {job_id} twice")
@@ -90,7 +88,7 @@ def check_decision(
 
     retuned: set[int] = set()
     for job_id, accumulation in decision.retunes:
-        if job_id not in running or job_id in preempted or job_id in retuned:
+        if not view.is_running(job_id) or job_id in preempted or job_id in retuned:
             raise FeasibilityError(
                 f"t={now}: retunes job {job_id}, which is not running (or twice, or preempted)"
             )
@@ -128,7 +126,7 @@ def check_decision(
         if job_id in started:
             raise FeasibilityError(f"t={now}: starts job {job_id} twice")
         started.add(job_id)
-        if job_id not in pending:
+        if not view.is_pending(job_id):
             raise FeasibilityError(
                 f"t={now}: starts job {job_id}, which is not pending (not arrived, running "
                 "or finished)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from sjfbsbf.sim.decision import Decision
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 @runtime_checkable

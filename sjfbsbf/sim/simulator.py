@@ -24,8 +24,9 @@ from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.feasibility import check_decision
 from sjfbsbf.sim.policy import Policy
 from sjfbsbf.sim.result import SimResult, build_result
-from sjfbsbf.sim.state import FINISHED, PENDING, RUNNING, ClusterView, SimState
+from sjfbsbf.sim.state import FINISHED, PENDING, RUNNING, SimState
 from sjfbsbf.sim.ticks import DEFAULT_INTERVAL, IntervalClock, tick_ceil
+from sjfbsbf.sim.view import ClusterView
 from sjfbsbf.sim.watchdog import ProgressWatchdog, stall_limit
 
 __all__ = ["DEFAULT_RESTART_OVERHEAD", "SchedulingError", "check_sim_parameters", "simulate"]
@@ -177,7 +178,7 @@ class _Run:
                 heapq.heappop(self.wakes)
                 changed = by_policy = True
             if changed or (s.pending and self.clock.is_boundary(k)):
-                decision = self._decide(t)
+                decision = self._decide(k, t)
                 self.watchdog.decided(t, decision, by_policy)
                 if (
                     decision.empty
@@ -281,7 +282,8 @@ class _Run:
             release = tick_ceil(s.predicted_finish(i), self.dt)
             heapq.heappush(self.completions, (release, i, int(s.version[i])))
 
-    def _decide(self, t: float) -> Decision:
+    def _decide(self, k: int, t: float) -> Decision:
+        """Ask the policy at tick ``k`` (time ``t = k·dt``), check the decision and apply it."""
         s = self.state
         self.view._time = t
         decision = self.policy.decide(self.view)
@@ -291,7 +293,6 @@ class _Run:
         self.decisions += 1
         if not decision.empty:
             s.epoch += 1
-        k = tick_ceil(t, self.dt)
         for job_id in decision.preempts:
             i = s.index[job_id]
             s.settle(i, t)

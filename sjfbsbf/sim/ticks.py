@@ -50,6 +50,11 @@ def tick_ceil(t: float, dt: float) -> int:
         raise ValueError(f"cannot round the time {t} to a tick")
     if t <= 0:
         return 0
+    if t % dt == 0:  # float remainders are exact: t = q·dt for a whole q
+        q = t // dt
+        if q < _MAX_TICKS and q * dt == t:
+            # Tick q covers t, and tick q − 1 ends dt > tolerance before it.
+            return int(q)
     quotient = t / dt
     if not quotient < _MAX_TICKS:
         raise ValueError(f"the time {t} s is more than 2^52 ticks of {dt} s")

@@ -28,7 +28,7 @@ from sjfbsbf.policies.board import HostTable
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
 from sjfbsbf.sim.result import SimResult
 from sjfbsbf.sim.simulator import simulate
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 STEP_VGG19 = 0.205 - 0.084
 STEP_A2C = 0.517

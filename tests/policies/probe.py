@@ -18,7 +18,7 @@ from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.simulator import simulate
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 class Probe:

@@ -13,7 +13,7 @@ from probe import THREE_GPUS, look_at, vgg16
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance, Job
 from sjfbsbf.policies.board import Board
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 def test_free_times_of_running_idle_and_newly_started_gpus() -> None:

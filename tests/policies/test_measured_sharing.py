@@ -26,7 +26,7 @@ from sjfbsbf.experiments.sweep import RunSpec, execute
 from sjfbsbf.policies import make_policy
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.simulator import simulate
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 from sjfbsbf.workloads import default_workload
 from sjfbsbf.workloads.gavel import CATALOG_ALIASES, throughputs_from_dict
 

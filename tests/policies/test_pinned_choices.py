@@ -25,7 +25,7 @@ from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import HostOption, SharePlan, better_plan, build_plan
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
 from sjfbsbf.sim.simulator import simulate
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 def only_option(s: int) -> SjfBsbf:

@@ -17,7 +17,7 @@ from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import SharePlan
 from sjfbsbf.policies.rounds import GreedyRound
 from sjfbsbf.sim.simulator import simulate
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 
 class Flat:

@@ -18,7 +18,7 @@ from typing import Any
 from sjfbsbf.core.model import Cluster
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.result import SimResult
-from sjfbsbf.sim.state import ClusterView
+from sjfbsbf.sim.view import ClusterView
 
 REL = 1e-12
 U_GENERIC = 0.8 * 0.9

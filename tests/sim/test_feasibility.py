@@ -22,7 +22,8 @@ from sjfbsbf.core.presets import time_slicing
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.feasibility import check_decision
 from sjfbsbf.sim.simulator import simulate
-from sjfbsbf.sim.state import ClusterView, SimState
+from sjfbsbf.sim.state import SimState
+from sjfbsbf.sim.view import ClusterView
 
 Script = Callable[[ClusterView], Decision]
 

@@ -27,7 +27,8 @@ from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.core.presets import time_slicing
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB, check_decision
-from sjfbsbf.sim.state import ClusterView, SimState
+from sjfbsbf.sim.state import SimState
+from sjfbsbf.sim.view import ClusterView
 
 RESNET = ("resnet18", 128, 1_000)
 
