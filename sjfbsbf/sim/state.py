@@ -243,12 +243,3 @@ class SimState:
     def memory_used(self) -> float:
         """Total GPU memory in use (GB)."""
         return float(self.gpu_mem.sum())
-
-
-def __getattr__(name: str) -> object:
-    """``ClusterView`` lived here before it moved to :mod:`sjfbsbf.sim.view`."""
-    if name == "ClusterView":
-        from sjfbsbf.sim.view import ClusterView
-
-        return ClusterView
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
