@@ -18,8 +18,9 @@ def preemptive_decision(view: ClusterView, ranked: list[int]) -> Decision:
     running = set(view.running())
     budget = view.cluster.num_gpus
     keep: list[int] = []
-    for job_id in ranked:
-        gpus = view.job(job_id).gpus
+    for job_id, gpus in zip(ranked, view.gpu_counts(ranked).tolist(), strict=True):
+        if budget == 0:  # nothing fits any more
+            break
         if gpus <= budget:
             keep.append(job_id)
             budget -= gpus

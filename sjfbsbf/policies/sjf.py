@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from sjfbsbf.policies.placement import place_on_free, take
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.view import ClusterView
@@ -11,7 +13,9 @@ from sjfbsbf.sim.view import ClusterView
 
 def sjf_order(view: ClusterView) -> list[int]:
     """Pending jobs by (exclusive duration at the full batch on the fewest nodes, id)."""
-    return sorted(view.pending(), key=lambda j: (view.exclusive_duration(j), j))
+    pending = view.pending()
+    ids = np.array(pending, dtype=np.int64)
+    return ids[np.lexsort((ids, view.exclusive_durations(pending)))].tolist()
 
 
 def start_exclusive(view: ClusterView, order: list[int], free: list[list[int]]) -> list[Start]:
@@ -20,11 +24,18 @@ def start_exclusive(view: ClusterView, order: list[int], free: list[list[int]]) 
     ``free`` (idle GPUs per node) is updated in place.
     """
     starts = []
+    idle = sum(len(node) for node in free)
     for job_id in order:
-        placement = place_on_free(free, view.job(job_id).gpus)
-        if placement is not None:
-            take(free, placement)
-            starts.append(Start(job_id, placement))
+        if idle == 0:  # nothing fits any more
+            break
+        gpus = view.job(job_id).gpus
+        if gpus > idle:
+            continue
+        placement = place_on_free(free, gpus)
+        assert placement is not None  # enough idle GPUs always give a placement
+        take(free, placement)
+        starts.append(Start(job_id, placement))
+        idle -= gpus
     return starts
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from sjfbsbf.policies.priority import preemptive_decision
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.view import ClusterView
@@ -25,10 +27,9 @@ class Srtf:
     def decide(self, view: ClusterView) -> Decision:
         """Run the jobs with the least remaining time that fit."""
         active = view.running() + view.pending()
-        ranked = sorted(
-            active, key=lambda j: (view.remaining_exclusive(j, 1, fewest_nodes=True), j)
-        )
-        return preemptive_decision(view, ranked)
+        ids = np.array(active, dtype=np.int64)
+        order = np.lexsort((ids, view.remaining_exclusives(active)))  # by (remaining, id)
+        return preemptive_decision(view, ids[order].tolist())
 
     def stats(self) -> dict[str, Any]:
         """No statistics."""

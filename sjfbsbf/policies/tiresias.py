@@ -10,6 +10,8 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
+import numpy as np
+
 from sjfbsbf.policies.priority import preemptive_decision
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.view import ClusterView
@@ -56,15 +58,28 @@ class Tiresias:
         service = view.attained_service(job_id) - self._baseline.get(job_id, 0.0)
         return bisect.bisect_right(self.thresholds, service)
 
+    def _services(self, view: ClusterView, job_ids: list[int]) -> np.ndarray:
+        """Attained service the queues count (since promotion), per job."""
+        services = view.attained_services(job_ids)
+        if self._baseline:
+            services = services - np.array([self._baseline.get(j, 0.0) for j in job_ids])
+        return services
+
+    def queues(self, view: ClusterView, job_ids: list[int]) -> np.ndarray:
+        """:meth:`queue` of each job, as an array."""
+        return np.searchsorted(self.thresholds, self._services(view, job_ids), side="right")
+
     def decide(self, view: ClusterView) -> Decision:
         """Rank by (queue, running before waiting, arrival, id) and run the best that fit."""
         if self.starvation_limit is not None:
             self._promote(view)
         running = view.running()
-        pending = view.pending()
-        key = {j: (self.queue(view, j), 0, view.job(j).arrival, j) for j in running}
-        key.update({j: (self.queue(view, j), 1, view.job(j).arrival, j) for j in pending})
-        decision = preemptive_decision(view, sorted(key, key=key.__getitem__))
+        active = running + view.pending()
+        ids = np.array(active, dtype=np.int64)
+        waiting = np.arange(len(active)) >= len(running)
+        queues = self.queues(view, active)
+        order = np.lexsort((ids, view.arrivals(active), waiting, queues))
+        decision = preemptive_decision(view, ids[order].tolist())
         for job_id in decision.preempts:
             self._stopped_at[job_id] = view.time
         self._preemptions += len(decision.preempts)
@@ -83,18 +98,19 @@ class Tiresias:
 
     def _next_crossing(self, view: ClusterView, decision: Decision) -> float | None:
         """Earliest time a running job crosses its next queue threshold."""
-        running = (set(view.running()) - set(decision.preempts)) | {
-            s.job_id for s in decision.starts
-        }
-        best: float | None = None
-        for job_id in running:
-            q = self.queue(view, job_id)
-            if q >= len(self.thresholds):
-                continue
-            service = view.attained_service(job_id) - self._baseline.get(job_id, 0.0)
-            at = view.time + (self.thresholds[q] - service) / view.job(job_id).gpus
-            best = at if best is None else min(best, at)
-        return best
+        running = sorted(
+            (set(view.running()) - set(decision.preempts)) | {s.job_id for s in decision.starts}
+        )
+        if not running:
+            return None
+        services = self._services(view, running)
+        queues = np.searchsorted(self.thresholds, services, side="right")
+        below = queues < len(self.thresholds)
+        if not below.any():
+            return None
+        thresholds = np.asarray(self.thresholds, dtype=float)[queues[below]]
+        at = view.time + (thresholds - services[below]) / view.gpu_counts(running)[below]
+        return float(at.min())
 
     def stats(self) -> dict[str, Any]:
         """Preemption and promotion counts."""

@@ -7,6 +7,10 @@ on their GPUs), so a decision need not rescan every GPU.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 from sjfbsbf.core.interference import Interference, Occupant, occupant
 from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.core.perf import memory_gb, micro_batch_options
@@ -25,6 +29,7 @@ class ClusterView:
     def __init__(self, state: SimState, time: float = 0.0) -> None:
         self._s = state
         self._time = time
+        self._fewest_step: np.ndarray | None = None  # solo step at s = 1 on the fewest nodes
 
     # -- basics ---------------------------------------------------------------------------------
     @property
@@ -220,3 +225,62 @@ class ClusterView:
     def free_by_node(self) -> list[list[int]]:
         """Idle GPU ids grouped by node (ascending within a node; fresh lists)."""
         return [list(node) for node in self._s.idle_by_node]
+
+    # -- per-job facts for many jobs at once (numpy; equal to the one-job methods) --------------
+    def _indices(self, job_ids: Sequence[int]) -> np.ndarray:
+        index = self._s.index
+        return np.fromiter((index[j] for j in job_ids), dtype=np.int64, count=len(job_ids))
+
+    def exclusive_durations(self, job_ids: Sequence[int]) -> np.ndarray:
+        """:meth:`exclusive_duration` of each job, as an array."""
+        return self._s.exclusive[self._indices(job_ids)]
+
+    def gpu_counts(self, job_ids: Sequence[int]) -> np.ndarray:
+        """The GPU count of each job, as an array."""
+        return self._s.gpus[self._indices(job_ids)]
+
+    def arrivals(self, job_ids: Sequence[int]) -> np.ndarray:
+        """The arrival time of each job, as an array."""
+        return self._s.arrival[self._indices(job_ids)]
+
+    def attained_services(self, job_ids: Sequence[int]) -> np.ndarray:
+        """:meth:`attained_service` of each job, as an array (the same floats)."""
+        s = self._s
+        i = self._indices(job_ids)
+        running = s.status[i] == RUNNING
+        extra = (self._time - s.last[i]) * s.gpus[i]
+        return np.where(running, s.attained[i] + extra, s.attained[i])
+
+    def remaining_exclusives(self, job_ids: Sequence[int]) -> np.ndarray:
+        """``remaining_exclusive(j, 1, fewest_nodes=True)`` of each job, as an array (the same
+        floats): what preemptive policies rank by (docs/model.md §5)."""
+        s = self._s
+        i = self._indices(job_ids)
+        t = self._time
+        running = s.status[i] == RUNNING
+        done = s.done[i]
+        start = np.maximum(s.last[i], s.resume_at[i])
+        with np.errstate(invalid="ignore"):  # NaN step of a job that never ran: not selected
+            moving = done + (t - start) / (s.step[i] * s.xi[i])
+        progress = np.where(running & (t > start), moving, done)
+        remaining = s.work[i] - progress
+        restart = np.where(
+            running,
+            np.maximum(0.0, s.resume_at[i] - t),
+            np.where(s.preemptions[i] > 0, s.restart_overhead, 0.0),
+        )
+        return remaining * self._fewest_steps()[i] + restart
+
+    def _fewest_steps(self) -> np.ndarray:
+        """Solo step time of every job at s = 1 on the fewest nodes (computed once)."""
+        if self._fewest_step is None:
+            s = self._s
+            per = s.cluster.gpus_per_node
+            self._fewest_step = np.array(
+                [
+                    solo_step_time(job, profile, 1, job.gpus > per, s.cluster)
+                    for job, profile in zip(s.instance.jobs, s.profiles, strict=True)
+                ],
+                dtype=float,
+            )
+        return self._fewest_step

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pytest
 
 from sjfbsbf.core.model import Job
@@ -36,6 +37,12 @@ class StubView:
 
     def job(self, job_id: int) -> Job:
         return Job(job_id, 0.0, self.gpus[job_id], duration=1000.0)
+
+    def attained_services(self, job_ids: list[int]) -> np.ndarray:
+        return np.array([self.service[j] for j in job_ids], dtype=float)
+
+    def gpu_counts(self, job_ids: list[int]) -> np.ndarray:
+        return np.array([self.gpus[j] for j in job_ids], dtype=np.int64)
 
 
 @pytest.mark.parametrize("thresholds", [(-1.0, 5.0), (0.0,), (2.0, 1.0), (3.0, 3.0, 2.0)])
