@@ -310,3 +310,24 @@ def test_interval_clock_matches_brute_force(
             m += 1
         assert clock.first_at_or_after(k) == tick_ceil(m * interval, dt)
         assert clock.is_boundary(k) == (tick_ceil(m * interval, dt) == k)
+
+
+@pytest.mark.parametrize(
+    ("dt", "interval", "k"),
+    [(0.3, 3.0, 1_323_830_041), (0.1, 0.15000000000000002, 3_489_523_342)],
+)
+def test_interval_clock_corrects_an_estimate_one_boundary_too_far(
+    dt: float, interval: float, k: int
+) -> None:
+    """Far into a run the float estimate of the boundary index can land one past the answer:
+    here boundary m* = floor((k − 1)·dt / interval) in exact arithmetic falls exactly on tick
+    k, while the float quotient rounds up to m*. The clock must step back to m* (tick k), not
+    return the next boundary (found by a search over dt, interval and k)."""
+    clock = IntervalClock(interval, dt)
+    estimate = math.floor((k - 1) * dt / interval) + 1
+    answer = estimate - 1
+    assert tick_ceil(answer * interval, dt) == k  # boundary m* is tick k ...
+    assert tick_ceil((answer - 1) * interval, dt) < k  # ... and the one before is earlier
+    assert clock.first_at_or_after(k) == k
+    assert clock.is_boundary(k)
+    assert clock.first_at_or_after(k + 1) == tick_ceil(estimate * interval, dt)
