@@ -19,12 +19,13 @@ class Fifo:
     def decide(self, view: ClusterView) -> Decision:
         """Start the head of the queue while it fits."""
         free = view.free_by_node()
+        per_node = view.cluster.gpus_per_node
         starts = []
         for job_id in view.pending():
             placement = place_on_free(free, view.job(job_id).gpus)
             if placement is None:
                 break
-            take(free, placement)
+            take(free, placement, per_node)
             starts.append(Start(job_id, placement))
         return Decision(tuple(starts))
 

@@ -25,6 +25,7 @@ def start_exclusive(view: ClusterView, order: list[int], free: list[list[int]]) 
     """
     starts = []
     idle = sum(len(node) for node in free)
+    per_node = view.cluster.gpus_per_node
     for job_id in order:
         if idle == 0:  # nothing fits any more
             break
@@ -33,7 +34,7 @@ def start_exclusive(view: ClusterView, order: list[int], free: list[list[int]]) 
             continue
         placement = place_on_free(free, gpus)
         assert placement is not None  # enough idle GPUs always give a placement
-        take(free, placement)
+        take(free, placement, per_node)
         starts.append(Start(job_id, placement))
         idle -= gpus
     return starts

@@ -45,6 +45,8 @@ class SimState:
         self.ids = np.array([j.id for j in instance.jobs], dtype=np.int64)
         self.id_list: list[int] = [j.id for j in instance.jobs]
         self.index: Mapping[int, int] = {j.id: i for i, j in enumerate(instance.jobs)}
+        #: Whether job ids are the indices 0..n-1 (then the id -> index map is the identity).
+        self.ids_are_indices = self.id_list == list(range(n))
         self.arrival = np.array([j.arrival for j in instance.jobs], dtype=float)
         self.gpus = np.array([j.gpus for j in instance.jobs], dtype=np.int64)
         self.work = np.array([work(j) for j in instance.jobs], dtype=float)

@@ -69,13 +69,18 @@ class ClusterView:
     # -- sets of jobs ---------------------------------------------------------------------------
     def pending(self) -> list[int]:
         """Arrived, unfinished, not running jobs (including preempted ones), by (arrival, id)."""
-        ids = self._s.id_list
-        return [ids[i] for i in sorted(self._s.pending)]
+        return self._ids(sorted(self._s.pending))
 
     def running(self) -> list[int]:
         """Jobs holding GPUs (including those in restart overhead), by (arrival, id)."""
+        return self._ids(sorted(self._s.running))
+
+    def _ids(self, indices: list[int]) -> list[int]:
+        """Job ids of internal indices (a fresh list)."""
+        if self._s.ids_are_indices:
+            return indices
         ids = self._s.id_list
-        return [ids[i] for i in sorted(self._s.running)]
+        return [ids[i] for i in indices]
 
     def is_pending(self, job_id: int) -> bool:
         """Whether ``job_id`` is a job of the instance that waits (arrived, not running)."""
@@ -228,6 +233,8 @@ class ClusterView:
 
     # -- per-job facts for many jobs at once (numpy; equal to the one-job methods) --------------
     def _indices(self, job_ids: Sequence[int]) -> np.ndarray:
+        if self._s.ids_are_indices:  # ids 0..n-1 in order (every generated workload)
+            return np.asarray(job_ids, dtype=np.int64)
         index = self._s.index
         return np.fromiter((index[j] for j in job_ids), dtype=np.int64, count=len(job_ids))
 

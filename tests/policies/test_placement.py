@@ -39,9 +39,9 @@ def test_across_nodes_the_fullest_nodes_come_first() -> None:
 
 def test_take_removes_exactly_the_placement() -> None:
     free = [[0, 1, 2], [4, 5]]
-    take(free, (1, 5))
+    take(free, (1, 5), 4)
     assert free == [[0, 2], [4]]
-    take(free, ())
+    take(free, (), 4)
     assert free == [[0, 2], [4]]
 
 

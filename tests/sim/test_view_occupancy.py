@@ -10,12 +10,14 @@ must equal the one-job methods to the last bit, since policies rank by them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 from test_properties import POLICIES, PROPERTY_SETTINGS, instances
 
+from sjfbsbf.core.model import Instance
 from sjfbsbf.policies import make_policy
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.simulator import simulate
@@ -85,10 +87,16 @@ class Rescanning:
     inst=instances(),
     policy=st.sampled_from(POLICIES),
     overhead=st.sampled_from([0.0, 7.0, 30.0]),
+    relabel=st.booleans(),
 )
 def test_what_the_view_hands_out_equals_the_slow_way(
-    inst: Any, policy: str, overhead: float
+    inst: Any, policy: str, overhead: float, relabel: bool
 ) -> None:
+    """``relabel``: ids in reverse order and not 0..n-1, so the view maps ids to its indices."""
+    if relabel:
+        n = inst.num_jobs
+        jobs = tuple(replace(j, id=3 * (n - j.id) + 5) for j in inst.jobs)
+        inst = Instance(inst.cluster, jobs)
     wrapper = Rescanning(make_policy(policy))
     simulate(inst, wrapper, restart_overhead=overhead)
     assert wrapper.checked > 0
