@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from sjfbsbf.policies.placement import place_on_free, take
@@ -9,7 +11,7 @@ from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.view import ClusterView
 
 
-def preemptive_decision(view: ClusterView, ranked: list[int]) -> Decision:
+def preemptive_decision(view: ClusterView, ranked: Sequence[int] | np.ndarray) -> Decision:
     """Run the best-ranked active jobs that fit; preempt the running jobs that fall out.
 
     Walking ``ranked`` (all running and pending jobs, best first), a job is kept if its GPU count
@@ -17,22 +19,26 @@ def preemptive_decision(view: ClusterView, ranked: list[int]) -> Decision:
     preempted; kept pending jobs start on the GPUs idle after the preemptions, placed on the
     fewest nodes.
     """
-    running = view.running()
-    running_set = set(running)
+    ids = np.asarray(ranked, dtype=np.int64)
+    running = np.asarray(view.running(), dtype=np.int64)
+    is_running = np.isin(ids, running)
+    gpus = view.gpu_counts(ids)
     budget = view.cluster.num_gpus
-    gpus = view.gpu_counts(ranked)
-    # Every job up to the first that overflows the cluster is kept: walk only the rest.
-    fits = int(np.searchsorted(np.cumsum(gpus), budget, side="right"))
-    keep = ranked[:fits]
-    budget -= int(gpus[:fits].sum())
-    for job_id, need in zip(ranked[fits:], gpus[fits:].tolist(), strict=True):
-        if budget == 0:  # nothing fits any more
+    kept = np.zeros(len(ids), dtype=bool)
+    # Every job up to the first that overflows the cluster is kept ...
+    pos = int(np.searchsorted(np.cumsum(gpus), budget, side="right"))
+    kept[:pos] = True
+    budget -= int(gpus[:pos].sum())
+    # ... then, in rank order, each later job that fits in what is left (backfilling).
+    while budget > 0 and pos < len(ids):
+        fitting = np.flatnonzero(gpus[pos:] <= budget)
+        if not len(fitting):
             break
-        if need <= budget:
-            keep.append(job_id)
-            budget -= need
-    kept = set(keep)
-    preempts = tuple(sorted(j for j in running if j not in kept))
+        pos += int(fitting[0])
+        kept[pos] = True
+        budget -= int(gpus[pos])
+        pos += 1
+    preempts = tuple(sorted(ids[is_running & ~kept].tolist()))
     free = view.free_by_node()
     per_node = view.cluster.gpus_per_node
     refilled: set[int] = set()
@@ -46,9 +52,7 @@ def preemptive_decision(view: ClusterView, ranked: list[int]) -> Decision:
     for node in refilled:
         free[node].sort()
     starts = []
-    for job_id in keep:
-        if job_id in running_set:
-            continue
+    for job_id in ids[kept & ~is_running].tolist():
         placement = place_on_free(free, view.job(job_id).gpus)
         assert placement is not None, "GPU budget guarantees a placement"
         take(free, placement, per_node)

@@ -29,7 +29,7 @@ class Srtf:
         active = view.running() + view.pending()
         ids = np.array(active, dtype=np.int64)
         order = np.lexsort((ids, view.remaining_exclusives(active)))  # by (remaining, id)
-        return preemptive_decision(view, ids[order].tolist())
+        return preemptive_decision(view, ids[order])
 
     def stats(self) -> dict[str, Any]:
         """No statistics."""

@@ -79,7 +79,7 @@ class Tiresias:
         waiting = np.arange(len(active)) >= len(running)
         queues = self.queues(view, active)
         order = np.lexsort((ids, view.arrivals(active), waiting, queues))
-        decision = preemptive_decision(view, ids[order].tolist())
+        decision = preemptive_decision(view, ids[order])
         for job_id in decision.preempts:
             self._stopped_at[job_id] = view.time
         self._preemptions += len(decision.preempts)

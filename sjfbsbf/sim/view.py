@@ -18,6 +18,9 @@ from sjfbsbf.core.perf import step_time as solo_step_time
 from sjfbsbf.core.profile import ModelProfile
 from sjfbsbf.sim.state import PENDING, RUNNING, SimState
 
+#: Job ids for the array methods: a list, or an integer numpy array.
+JobIds = Sequence[int] | np.ndarray
+
 
 class ClusterView:
     """Read-only view of the simulator state, the only thing a policy sees.
@@ -232,25 +235,25 @@ class ClusterView:
         return [list(node) for node in self._s.idle_by_node]
 
     # -- per-job facts for many jobs at once (numpy; equal to the one-job methods) --------------
-    def _indices(self, job_ids: Sequence[int]) -> np.ndarray:
+    def _indices(self, job_ids: JobIds) -> np.ndarray:
         if self._s.ids_are_indices:  # ids 0..n-1 in order (every generated workload)
             return np.asarray(job_ids, dtype=np.int64)
         index = self._s.index
         return np.fromiter((index[j] for j in job_ids), dtype=np.int64, count=len(job_ids))
 
-    def exclusive_durations(self, job_ids: Sequence[int]) -> np.ndarray:
+    def exclusive_durations(self, job_ids: JobIds) -> np.ndarray:
         """:meth:`exclusive_duration` of each job, as an array."""
         return self._s.exclusive[self._indices(job_ids)]
 
-    def gpu_counts(self, job_ids: Sequence[int]) -> np.ndarray:
+    def gpu_counts(self, job_ids: JobIds) -> np.ndarray:
         """The GPU count of each job, as an array."""
         return self._s.gpus[self._indices(job_ids)]
 
-    def arrivals(self, job_ids: Sequence[int]) -> np.ndarray:
+    def arrivals(self, job_ids: JobIds) -> np.ndarray:
         """The arrival time of each job, as an array."""
         return self._s.arrival[self._indices(job_ids)]
 
-    def attained_services(self, job_ids: Sequence[int]) -> np.ndarray:
+    def attained_services(self, job_ids: JobIds) -> np.ndarray:
         """:meth:`attained_service` of each job, as an array (the same floats)."""
         s = self._s
         i = self._indices(job_ids)
@@ -258,7 +261,7 @@ class ClusterView:
         extra = (self._time - s.last[i]) * s.gpus[i]
         return np.where(running, s.attained[i] + extra, s.attained[i])
 
-    def remaining_exclusives(self, job_ids: Sequence[int]) -> np.ndarray:
+    def remaining_exclusives(self, job_ids: JobIds) -> np.ndarray:
         """``remaining_exclusive(j, 1, fewest_nodes=True)`` of each job, as an array (the same
         floats): what preemptive policies rank by (docs/model.md §5)."""
         s = self._s
