@@ -331,3 +331,29 @@ def test_interval_clock_corrects_an_estimate_one_boundary_too_far(
     assert clock.first_at_or_after(k) == k
     assert clock.is_boundary(k)
     assert clock.first_at_or_after(k + 1) == tick_ceil(estimate * interval, dt)
+
+
+def test_a_time_exactly_one_tolerance_past_a_tick_maps_to_that_tick() -> None:
+    """The tolerance is inclusive: k·dt ≥ t − tolerance, equality included, in exact arithmetic.
+
+    t = 2^-40 / 1e-12 makes the tolerance 1e-12·t exactly 2^-40, and dt = t − 2^-40 is a
+    float, so tick 1 ends exactly one tolerance before t: t maps to tick 1, not 2.
+    """
+    t = 2.0**-40 / 1e-12
+    dt = t - 2.0**-40
+    assert tick_tolerance(t, dt) == 2.0**-40
+    assert Fraction(dt) == Fraction(t) - Fraction(tick_tolerance(t, dt))
+    assert tick_ceil(t, dt) == 1
+    assert tick_ceil(math.nextafter(t, math.inf), dt) == 2
+
+
+@pytest.mark.parametrize(
+    ("interval", "dt"),
+    [(60.0, 0.0), (60.0, -1.0), (1.0, 2.0), (math.inf, 1.0), (math.nan, 1.0), (60.0, math.nan)],
+)
+def test_interval_clock_refuses_bad_parameters(interval: float, dt: float) -> None:
+    with pytest.raises(ValueError) as refused:
+        IntervalClock(interval, dt)
+    assert str(refused.value) == (
+        f"need 0 < dt <= interval < inf, got dt={dt}, interval={interval}"
+    )
