@@ -33,10 +33,18 @@ def place_on_free(free_by_node: list[list[int]], gpus: int) -> tuple[int, ...] |
     return tuple(sorted(chosen))
 
 
-def take(free_by_node: list[list[int]], placement: tuple[int, ...], gpus_per_node: int) -> None:
+def take(
+    free_by_node: list[list[int]], placement: tuple[int, ...], gpus_per_node: int | None = None
+) -> None:
     """Remove the GPUs of ``placement`` from ``free_by_node`` (in place).
 
-    GPU g is on node ``g // gpus_per_node``; every GPU of ``placement`` must be idle there.
+    With ``gpus_per_node``, GPU g is removed from node ``g // gpus_per_node`` directly (it must
+    be idle there); without it, every node's list is filtered.
     """
-    for g in placement:
-        free_by_node[g // gpus_per_node].remove(g)
+    if gpus_per_node is not None:
+        for g in placement:
+            free_by_node[g // gpus_per_node].remove(g)
+        return
+    used = set(placement)
+    for node_free in free_by_node:
+        node_free[:] = [g for g in node_free if g not in used]

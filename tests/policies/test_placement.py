@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,11 +38,12 @@ def test_across_nodes_the_fullest_nodes_come_first() -> None:
     assert place_on_free([[0, 1, 2], [4, 5, 6]], 4) == (0, 1, 2, 4)
 
 
-def test_take_removes_exactly_the_placement() -> None:
+@pytest.mark.parametrize("per_node", [None, 4])
+def test_take_removes_exactly_the_placement(per_node: int | None) -> None:
     free = [[0, 1, 2], [4, 5]]
-    take(free, (1, 5), 4)
+    take(free, (1, 5), per_node)
     assert free == [[0, 2], [4]]
-    take(free, (), 4)
+    take(free, (), per_node)
     assert free == [[0, 2], [4]]
 
 
