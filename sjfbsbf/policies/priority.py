@@ -19,9 +19,13 @@ def preemptive_decision(view: ClusterView, ranked: Sequence[int] | np.ndarray) -
     preempted; kept pending jobs start on the GPUs idle after the preemptions, placed on the
     fewest nodes.
     """
-    ids = np.asarray(ranked, dtype=np.int64)
-    running = np.asarray(view.running(), dtype=np.int64)
-    is_running = np.isin(ids, running)
+    return ranked_decision(view, np.asarray(ranked, dtype=np.int64))[0]
+
+
+def ranked_decision(view: ClusterView, ids: np.ndarray) -> tuple[Decision, np.ndarray]:
+    """:func:`preemptive_decision` of the ranking ``ids``, and which of them run after it
+    (a boolean mask over ``ids``: the kept jobs)."""
+    is_running = view.running_mask(ids)
     gpus = view.gpu_counts(ids)
     budget = view.cluster.num_gpus
     kept = np.zeros(len(ids), dtype=bool)
@@ -57,4 +61,4 @@ def preemptive_decision(view: ClusterView, ranked: Sequence[int] | np.ndarray) -
         assert placement is not None, "GPU budget guarantees a placement"
         take(free, placement, per_node)
         starts.append(Start(job_id, placement))
-    return Decision(tuple(starts), preempts)
+    return Decision(tuple(starts), preempts), kept

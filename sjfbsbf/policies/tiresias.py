@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from sjfbsbf.policies.priority import preemptive_decision
+from sjfbsbf.policies.priority import ranked_decision
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.view import ClusterView
 
@@ -65,10 +65,6 @@ class Tiresias:
             services = services - np.array([self._baseline.get(j, 0.0) for j in job_ids])
         return services
 
-    def queues(self, view: ClusterView, job_ids: list[int]) -> np.ndarray:
-        """:meth:`queue` of each job, as an array."""
-        return np.searchsorted(self.thresholds, self._services(view, job_ids), side="right")
-
     def decide(self, view: ClusterView) -> Decision:
         """Rank by (queue, running before waiting, arrival, id) and run the best that fit."""
         if self.starvation_limit is not None:
@@ -77,13 +73,17 @@ class Tiresias:
         active = running + view.pending()
         ids = np.array(active, dtype=np.int64)
         waiting = np.arange(len(active)) >= len(running)
-        queues = self.queues(view, active)
+        services = self._services(view, active)
+        queues = np.searchsorted(self.thresholds, services, side="right")
         order = np.lexsort((ids, view.arrivals(active), waiting, queues))
-        decision = preemptive_decision(view, ids[order])
+        decision, kept = ranked_decision(view, ids[order])
         for job_id in decision.preempts:
             self._stopped_at[job_id] = view.time
         self._preemptions += len(decision.preempts)
-        return Decision(decision.starts, decision.preempts, self._next_crossing(view, decision))
+        # The kept jobs are the ones running after the decision.
+        after = order[kept]
+        wake = self._crossing(view.time, services[after], view.gpu_counts(ids[after]))
+        return Decision(decision.starts, decision.preempts, wake)
 
     def _promote(self, view: ClusterView) -> None:
         assert self.starvation_limit is not None
@@ -97,20 +97,21 @@ class Tiresias:
                 self._promotions += 1
 
     def _next_crossing(self, view: ClusterView, decision: Decision) -> float | None:
-        """Earliest time a running job crosses its next queue threshold."""
+        """Earliest time a job running after ``decision`` crosses its next queue threshold."""
         running = sorted(
             (set(view.running()) - set(decision.preempts)) | {s.job_id for s in decision.starts}
         )
-        if not running:
-            return None
-        services = self._services(view, running)
+        return self._crossing(view.time, self._services(view, running), view.gpu_counts(running))
+
+    def _crossing(self, now: float, services: np.ndarray, gpus: np.ndarray) -> float | None:
+        """Earliest time one of the jobs with these counted services and GPU counts crosses its
+        next threshold (``None`` if all are in the last queue)."""
         queues = np.searchsorted(self.thresholds, services, side="right")
         below = queues < len(self.thresholds)
         if not below.any():
             return None
         thresholds = np.asarray(self.thresholds, dtype=float)[queues[below]]
-        at = view.time + (thresholds - services[below]) / view.gpu_counts(running)[below]
-        return float(at.min())
+        return float((now + (thresholds - services[below]) / gpus[below]).min())
 
     def stats(self) -> dict[str, Any]:
         """Preemption and promotion counts."""

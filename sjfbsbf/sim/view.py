@@ -253,6 +253,10 @@ class ClusterView:
         """The arrival time of each job, as an array."""
         return self._s.arrival[self._indices(job_ids)]
 
+    def running_mask(self, job_ids: JobIds) -> np.ndarray:
+        """:meth:`is_running` of each job (of the instance), as a boolean array."""
+        return self._s.status[self._indices(job_ids)] == RUNNING
+
     def attained_services(self, job_ids: JobIds) -> np.ndarray:
         """:meth:`attained_service` of each job, as an array (the same floats)."""
         s = self._s

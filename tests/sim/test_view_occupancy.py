@@ -68,6 +68,7 @@ class Rescanning:
             "remaining_exclusives": [
                 view.remaining_exclusive(j, 1, fewest_nodes=True) for j in jobs
             ],
+            "running_mask": [view.is_running(j) for j in jobs],
         }
         for name, values in expected.items():
             assert getattr(view, name)(jobs).tolist() == values, name
