@@ -67,6 +67,14 @@ def test_tick_ceil_refuses_non_finite_time() -> None:
     assert tick_ceil(2.0**51, 1.0) == 2**51
 
 
+@pytest.mark.parametrize("dt", [1.0, 0.5, 3.0])
+def test_tick_ceil_takes_ticks_up_to_2_52_and_refuses_from_there(dt: float) -> None:
+    """Tick 2^52 − 1 is the last: its time maps to it; the time of tick 2^52 is refused."""
+    assert tick_ceil((2.0**52 - 1) * dt, dt) == 2**52 - 1
+    with pytest.raises(ValueError, match=r"^the time .* s is more than 2\^52 ticks of .* s$"):
+        tick_ceil(2.0**52 * dt, dt)
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     t=st.one_of(
