@@ -69,15 +69,23 @@ def _from_dict(data: Any) -> Instance:
     for position, job_data in enumerate(jobs_data):
         if not isinstance(job_data, dict):
             raise InstanceError("must be an object", row=f"jobs[{position}]")
-        row: int | str = job_data.get("id", f"jobs[{position}]")
-        if not isinstance(row, int):
-            row = f"jobs[{position}]"
-        _check_keys(job_data, _JOB_KEYS, _JOB_REQUIRED, row=row)
-        values = dict(job_data)
-        if isinstance(values.get("arrival"), int) and not isinstance(values["arrival"], bool):
-            values["arrival"] = float(values["arrival"])
-        if isinstance(values.get("duration"), int) and not isinstance(values["duration"], bool):
-            values["duration"] = float(values["duration"])
+        keys = job_data.keys()
+        if not (keys <= _JOB_KEYS and keys >= _JOB_REQUIRED):  # else the checks below pass
+            row: int | str = job_data.get("id", f"jobs[{position}]")
+            if not isinstance(row, int):
+                row = f"jobs[{position}]"
+            _check_keys(job_data, _JOB_KEYS, _JOB_REQUIRED, row=row)
+        values = job_data
+        arrival: Any = job_data["arrival"]
+        duration: Any = job_data.get("duration")
+        if (
+            type(arrival) is not float or (duration is not None and type(duration) is not float)
+        ) and (_whole(arrival) or _whole(duration)):  # whole-number times become floats
+            values = dict(job_data)
+            if _whole(arrival):
+                values["arrival"] = float(arrival)
+            if _whole(duration):
+                values["duration"] = float(duration)
         try:
             jobs.append(Job(**values))
         except InstanceError as exc:
@@ -91,6 +99,11 @@ def _from_dict(data: Any) -> Instance:
     if not isinstance(catalog, str):
         raise InstanceError("must be a string", field="catalog")
     return Instance(cluster=cluster, jobs=tuple(jobs), catalog=catalog, name=name)
+
+
+def _whole(value: Any) -> bool:
+    """Whether ``value`` is an integer (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_keys(data: dict[str, Any], allowed: set[str], required: set[str], row: Any) -> None:

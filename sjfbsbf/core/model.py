@@ -121,6 +121,25 @@ class Job:
     duration: float | None = None
 
     def __post_init__(self) -> None:
+        if (
+            self.duration is not None
+            and self.model is None
+            and self.batch is None
+            and self.iterations is None
+            and type(self.id) is int
+            and 0 <= self.id <= MAX_JOB_ID
+            and type(self.gpus) is int
+            and self.gpus >= 1
+            and type(self.arrival) in _NUMBER_TYPES
+            and 0 <= self.arrival <= MAX_TIME_S
+            and type(self.duration) in _NUMBER_TYPES
+            and 0 < self.duration <= MAX_TIME_S
+        ):
+            return  # a well-formed duration-only job: every check of _validate passes
+        self._validate()
+
+    def _validate(self) -> None:
+        """Every check of the job's fields, raising :class:`InstanceError` on the first."""
         _check_int(self.id, 0, MAX_JOB_ID, None, "id")
         row = self.id
         _check_number(self.arrival, MAX_TIME_S, "s (10 years)", row, "arrival", positive=False)
@@ -187,18 +206,20 @@ class Instance:
         except KeyError as exc:
             raise InstanceError(str(exc.args[0]), field="catalog") from None
         generic_gb = generic_profile(catalog).mem_fixed_gb if catalog else 0.0
+        num_gpus = self.cluster.num_gpus
+        generic_fits = generic_gb <= self.cluster.gpu_mem_gb
         by_id: dict[int, int] = {}
         for index, job in enumerate(jobs):
             if job.id in by_id:
                 raise InstanceError("duplicate job id", row=job.id, field="id")
             by_id[job.id] = index
-            if job.gpus > self.cluster.num_gpus:
+            if job.gpus > num_gpus:
                 raise InstanceError(
-                    f"asks for {job.gpus} GPUs but the cluster has {self.cluster.num_gpus}",
+                    f"asks for {job.gpus} GPUs but the cluster has {num_gpus}",
                     row=job.id,
                     field="gpus",
                 )
-            if job.model is None and generic_gb > self.cluster.gpu_mem_gb:
+            if job.model is None and not generic_fits:
                 raise InstanceError(
                     f"a duration-only job needs {generic_gb:.2f} GB per GPU (the generic profile "
                     f"of catalog '{self.catalog}'), more than the cluster's "
@@ -255,6 +276,10 @@ class Instance:
     def num_jobs(self) -> int:
         """Number of jobs."""
         return len(self.jobs)
+
+
+#: Exact types the fast path of :class:`Job` accepts as numbers (not bool, not subclasses).
+_NUMBER_TYPES = (int, float)
 
 
 def _finite_number(value: object) -> bool:
