@@ -30,9 +30,11 @@ def ranked_decision(view: ClusterView, ids: np.ndarray) -> tuple[Decision, np.nd
     budget = view.cluster.num_gpus
     kept = np.zeros(len(ids), dtype=bool)
     # Every job up to the first that overflows the cluster is kept ...
-    pos = int(np.searchsorted(np.cumsum(gpus), budget, side="right"))
+    total = gpus.cumsum()
+    pos = int(total.searchsorted(budget, side="right"))
     kept[:pos] = True
-    budget -= int(gpus[:pos].sum())
+    if pos:
+        budget -= int(total[pos - 1])
     # ... then, in rank order, each later job that fits in what is left (backfilling).
     while budget > 0 and pos < len(ids):
         fitting = np.flatnonzero(gpus[pos:] <= budget)
@@ -42,7 +44,11 @@ def ranked_decision(view: ClusterView, ids: np.ndarray) -> tuple[Decision, np.nd
         kept[pos] = True
         budget -= int(gpus[pos])
         pos += 1
-    preempts = tuple(sorted(ids[is_running & ~kept].tolist()))
+    preempted = is_running & ~kept
+    started = kept & ~is_running
+    if not preempted.any() and not started.any():
+        return Decision(), kept
+    preempts = tuple(sorted(ids[preempted].tolist()))
     free = view.free_by_node()
     per_node = view.cluster.gpus_per_node
     refilled: set[int] = set()
@@ -56,7 +62,7 @@ def ranked_decision(view: ClusterView, ids: np.ndarray) -> tuple[Decision, np.nd
     for node in refilled:
         free[node].sort()
     starts = []
-    for job_id in ids[kept & ~is_running].tolist():
+    for job_id in ids[started].tolist():
         placement = place_on_free(free, view.job(job_id).gpus)
         assert placement is not None, "GPU budget guarantees a placement"
         take(free, placement, per_node)

@@ -14,7 +14,7 @@ import numpy as np
 
 from sjfbsbf.policies.priority import ranked_decision
 from sjfbsbf.sim.decision import Decision
-from sjfbsbf.sim.view import ClusterView
+from sjfbsbf.sim.view import ClusterView, JobIds
 
 
 class Tiresias:
@@ -58,11 +58,12 @@ class Tiresias:
         service = view.attained_service(job_id) - self._baseline.get(job_id, 0.0)
         return bisect.bisect_right(self.thresholds, service)
 
-    def _services(self, view: ClusterView, job_ids: list[int]) -> np.ndarray:
+    def _services(self, view: ClusterView, job_ids: JobIds) -> np.ndarray:
         """Attained service the queues count (since promotion), per job."""
         services = view.attained_services(job_ids)
         if self._baseline:
-            services = services - np.array([self._baseline.get(j, 0.0) for j in job_ids])
+            baseline = self._baseline
+            services = services - np.array([baseline.get(int(j), 0.0) for j in job_ids])
         return services
 
     def decide(self, view: ClusterView) -> Decision:
@@ -70,12 +71,11 @@ class Tiresias:
         if self.starvation_limit is not None:
             self._promote(view)
         running = view.running()
-        active = running + view.pending()
-        ids = np.array(active, dtype=np.int64)
-        waiting = np.arange(len(active)) >= len(running)
-        services = self._services(view, active)
+        ids = np.array(running + view.pending(), dtype=np.int64)
+        waiting = np.arange(len(ids)) >= len(running)
+        services = self._services(view, ids)
         queues = np.searchsorted(self.thresholds, services, side="right")
-        order = np.lexsort((ids, view.arrivals(active), waiting, queues))
+        order = np.lexsort((ids, view.arrivals(ids), waiting, queues))
         decision, kept = ranked_decision(view, ids[order])
         for job_id in decision.preempts:
             self._stopped_at[job_id] = view.time
