@@ -12,14 +12,17 @@ Usage::
     python benchmarks/scale.py                       # 1k, 10k, 100k; all six policies
     python benchmarks/scale.py --million             # ... and 1,000,000 jobs
     python benchmarks/scale.py --sizes 10000 --policies sjf-bsbf --timeout 120
+    python benchmarks/scale.py --sizes 10000 --policies sjf-bsbf --profile   # cProfile, top 15
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import csv
 import json
 import os
+import pstats
 import resource
 import subprocess
 import sys
@@ -128,6 +131,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", default="/tmp/sjfbsbf-scale", help="trace cache")
     parser.add_argument("--csv", default="benchmarks/results/scale.csv", help="rows appended")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile the first policy at the first size in this process (cProfile, top 15 by "
+        "own time) instead of timing runs",
+    )
     parser.add_argument("--child", nargs=2, metavar=("POLICY", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -135,6 +144,12 @@ def main() -> None:
         return
     sizes = [int(x) for x in args.sizes.split(",")] + ([1_000_000] if args.million else [])
     policies = args.policies.split(",")
+    if args.profile:
+        path = trace(sizes[0], Path(args.workdir), args.seed)
+        profiler = cProfile.Profile()
+        profiler.runcall(child, policies[0], str(path))
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+        return
     rev = commit()
     out = Path(args.csv)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -70,7 +70,7 @@ def _from_dict(data: Any) -> Instance:
         if not isinstance(job_data, dict):
             raise InstanceError("must be an object", row=f"jobs[{position}]")
         keys = job_data.keys()
-        if not (keys <= _JOB_KEYS and keys >= _JOB_REQUIRED):  # else the checks below pass
+        if not (keys <= _JOB_KEYS and keys >= _JOB_REQUIRED):  # a key unknown or missing
             row: int | str = job_data.get("id", f"jobs[{position}]")
             if not isinstance(row, int):
                 row = f"jobs[{position}]"
@@ -78,9 +78,7 @@ def _from_dict(data: Any) -> Instance:
         values = job_data
         arrival: Any = job_data["arrival"]
         duration: Any = job_data.get("duration")
-        if (
-            type(arrival) is not float or (duration is not None and type(duration) is not float)
-        ) and (_whole(arrival) or _whole(duration)):  # whole-number times become floats
+        if _whole(arrival) or _whole(duration):  # whole-number times become floats
             values = dict(job_data)
             if _whole(arrival):
                 values["arrival"] = float(arrival)
@@ -103,7 +101,7 @@ def _from_dict(data: Any) -> Instance:
 
 def _whole(value: Any) -> bool:
     """Whether ``value`` is an integer (not a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _check_keys(data: dict[str, Any], allowed: set[str], required: set[str], row: Any) -> None:

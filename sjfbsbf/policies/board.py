@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sjfbsbf.core.interference import ContentionModel, Occupant
+from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.sim.decision import Start
 from sjfbsbf.sim.view import ClusterView
 
@@ -77,11 +78,8 @@ class Board:
         self._placement: dict[int, tuple[int, ...]] = {}  # started in this decision
         self._free: list[list[int]] | None = None  # idle GPUs per node, once something started
         self._idle_count = view.free_count
-        # Host candidates with their facts (None: not computed yet), read from the view when
-        # first needed; until then only the changes are kept: hosts lost, hosts started.
+        # Host candidates with their facts (None: not computed yet), built when first needed.
         self._hosts: dict[int, HostInfo | None] | None = None
-        self._lost: set[int] = set()
-        self._started_hosts: list[int] = []
         self._table: HostTable | None = None
         self._free_times: list[float] | None = None
         self._singles: tuple[np.ndarray, np.ndarray] | None = None
@@ -90,12 +88,6 @@ class Board:
     def from_view(cls, view: ClusterView) -> Board:
         """The board of the current state."""
         return cls(view)
-
-    def free_by_node(self) -> list[list[int]]:
-        """Idle GPU ids grouped by node (ascending within a node; fresh lists)."""
-        if self._free is None:
-            return self.view.free_by_node()
-        return [list(node) for node in self._free]
 
     def idle(self) -> list[int]:
         """Idle GPU ids, ascending."""
@@ -126,6 +118,15 @@ class Board:
         """Accumulation factor of a running or newly started job, as the board leaves it."""
         found = self._accumulation.get(job_id)
         return self.view.accumulation(job_id) if found is None else found
+
+    def place_alone(self, gpus: int) -> tuple[int, ...] | None:
+        """Idle GPUs for a job of ``gpus`` GPUs (:func:`place_on_free`), or ``None`` if too
+        few are idle."""
+        if self._idle_count < gpus:
+            return None
+        return place_on_free(
+            self._free if self._free is not None else self.view.free_by_node(), gpus
+        )
 
     def placement(self, job_id: int) -> tuple[int, ...]:
         """GPUs of a running or newly started job."""
@@ -165,8 +166,9 @@ class Board:
     def hosts(self) -> dict[int, HostInfo]:
         """Jobs (running or started in this decision) that can still host a sharer."""
         view = self.view
+        facts = self._host_facts()
         out: dict[int, HostInfo] = {}
-        for job_id, info in self._host_facts().items():
+        for job_id, info in facts.items():
             if info is None:
                 gpus = self.placement(job_id)
                 s = self.accumulation(job_id)
@@ -176,7 +178,7 @@ class Board:
                     occupant=view.occupant(job_id, s),
                     remaining=view.remaining_exclusive(job_id, s),
                 )
-                self._host_facts()[job_id] = info
+                facts[job_id] = info
             out[job_id] = info
         return out
 
@@ -236,8 +238,9 @@ class Board:
         per = self.view.cluster.gpus_per_node
         for g in gpus:
             residents = self.residents(g)
-            for other in residents:
-                self._lose_host(other)
+            if self._hosts is not None:
+                for other in residents:  # a sharer joins them: they can host no more
+                    self._hosts.pop(other, None)
             if not residents:
                 self._free[g // per].remove(g)
                 self._idle_count -= 1
@@ -246,11 +249,8 @@ class Board:
         self._accumulation[job_id] = accumulation
         self._placement[job_id] = gpus
         self.starts.append(Start(job_id, gpus, accumulation))
-        if self.is_host(job_id):
-            if self._hosts is None:
-                self._started_hosts.append(job_id)
-            else:
-                self._hosts[job_id] = None
+        if self._hosts is not None and self.is_host(job_id):
+            self._hosts[job_id] = None
 
     def retune(self, job_id: int, accumulation: int) -> None:
         """Record that a running job changes its accumulation factor."""
@@ -267,18 +267,10 @@ class Board:
             self._hosts[job_id] = None
 
     def _host_facts(self) -> dict[int, HostInfo | None]:
-        """The host candidates (in the order they became hosts), read once from the view."""
+        """The host candidates, in the order they became hosts: the view's hosts, then the jobs
+        started in this decision, less those on a GPU this decision has shared."""
         if self._hosts is None:
-            lost = self._lost
-            self._hosts = {j: None for j in self.view.hosts() if j not in lost}
-            for j in self._started_hosts:
-                if j not in lost:
-                    self._hosts[j] = None
+            shared = {j for r in self._residents.values() if len(r) > 1 for j in r}
+            candidates = [*self.view.hosts(), *(start.job_id for start in self.starts)]
+            self._hosts = {j: None for j in candidates if j not in shared}
         return self._hosts
-
-    def _lose_host(self, job_id: int) -> None:
-        """A sharer joined ``job_id``: it can host no more."""
-        if self._hosts is None:
-            self._lost.add(job_id)
-        else:
-            self._hosts.pop(job_id, None)

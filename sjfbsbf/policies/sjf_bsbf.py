@@ -19,7 +19,6 @@ import numpy as np
 from sjfbsbf.core.interference import ContentionModel, Occupant, sharing_rule
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.board import Board, HostInfo, HostTable
-from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.plans import HostOption, SharePlan, better_plan, build_plan
 from sjfbsbf.policies.rounds import GreedyRound, RoundSolver
 from sjfbsbf.policies.sjf import sjf_order
@@ -136,10 +135,7 @@ class SjfBsbf:
     # -- the steps a round solver uses (sjfbsbf.policies.rounds.RoundPolicy) ----------------------
     def start_alone(self, view: ClusterView, board: Board, job_id: int) -> bool:
         """Start ``job_id`` alone on idle GPUs at the full batch (sjf's placement) if it fits."""
-        gpus = view.job(job_id).gpus
-        if board.idle_count < gpus:
-            return False
-        placement = place_on_free(board.free_by_node(), gpus)
+        placement = board.place_alone(view.job(job_id).gpus)
         if placement is None:
             return False
         board.start(job_id, placement, 1)

@@ -7,7 +7,6 @@ from typing import Any
 
 from sjfbsbf.core.interference import sharing_rule
 from sjfbsbf.policies.board import Board
-from sjfbsbf.policies.placement import place_on_free
 from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
@@ -38,9 +37,7 @@ class SjfFfs:
         rule = sharing_rule(view.interference)
         for job_id in sjf_order(view):
             gpus = view.job(job_id).gpus
-            placement = (
-                place_on_free(board.free_by_node(), gpus) if board.idle_count >= gpus else None
-            )
+            placement = board.place_alone(gpus)
             if placement is not None:
                 board.start(job_id, placement, 1)
                 self._outcomes["alone"] += 1

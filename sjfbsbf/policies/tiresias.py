@@ -7,7 +7,6 @@ promotion off.
 
 from __future__ import annotations
 
-import bisect
 from typing import Any
 
 import numpy as np
@@ -55,8 +54,11 @@ class Tiresias:
 
     def queue(self, view: ClusterView, job_id: int) -> int:
         """Queue index of a job (0 = highest priority)."""
-        service = view.attained_service(job_id) - self._baseline.get(job_id, 0.0)
-        return bisect.bisect_right(self.thresholds, service)
+        return int(self._queues(self._services(view, [job_id]))[0])
+
+    def _queues(self, services: np.ndarray) -> np.ndarray:
+        """Queue index of each counted service: the number of thresholds at or below it."""
+        return np.searchsorted(self.thresholds, services, side="right")
 
     def _services(self, view: ClusterView, job_ids: JobIds) -> np.ndarray:
         """Attained service the queues count (since promotion), per job."""
@@ -74,7 +76,7 @@ class Tiresias:
         ids = np.array(running + view.pending(), dtype=np.int64)
         waiting = np.arange(len(ids)) >= len(running)
         services = self._services(view, ids)
-        queues = np.searchsorted(self.thresholds, services, side="right")
+        queues = self._queues(services)
         order = np.lexsort((ids, view.arrivals(ids), waiting, queues))
         decision, kept = ranked_decision(view, ids[order])
         for job_id in decision.preempts:
@@ -96,17 +98,10 @@ class Tiresias:
                 self._baseline[job_id] = view.attained_service(job_id)
                 self._promotions += 1
 
-    def _next_crossing(self, view: ClusterView, decision: Decision) -> float | None:
-        """Earliest time a job running after ``decision`` crosses its next queue threshold."""
-        running = sorted(
-            (set(view.running()) - set(decision.preempts)) | {s.job_id for s in decision.starts}
-        )
-        return self._crossing(view.time, self._services(view, running), view.gpu_counts(running))
-
     def _crossing(self, now: float, services: np.ndarray, gpus: np.ndarray) -> float | None:
         """Earliest time one of the jobs with these counted services and GPU counts crosses its
         next threshold (``None`` if all are in the last queue)."""
-        queues = np.searchsorted(self.thresholds, services, side="right")
+        queues = self._queues(services)
         below = queues < len(self.thresholds)
         if not below.any():
             return None

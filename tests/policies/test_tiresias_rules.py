@@ -13,7 +13,6 @@ import pytest
 
 from sjfbsbf.core.model import Job
 from sjfbsbf.policies import Tiresias
-from sjfbsbf.sim.decision import Decision
 
 
 @dataclass
@@ -86,16 +85,23 @@ def test_a_job_already_in_queue_0_is_not_promoted_again() -> None:
     assert policy._baseline == {}
 
 
+def crossing(policy: Tiresias, view: StubView) -> float | None:
+    """The wake-up Tiresias asks for: the next queue crossing of the jobs running in ``view``."""
+    running = view.running()
+    services = policy._services(view, running)  # type: ignore[arg-type]
+    return policy._crossing(view.time, services, view.gpu_counts(running))
+
+
 def test_the_wake_up_counts_service_since_promotion() -> None:
     """Job 1 was promoted with 400 GPU-s counted apart; at 225 s it holds 450 GPU-s, so the
     queues see 50 and it crosses 100 after (100 − 50) / 2 GPUs = 25 s, at 250 s."""
     policy, view = promotion_case(200.0)
     policy._promote(view)  # type: ignore[arg-type]
     running = StubView(225.0, view.gpus, {0: 0.0, 1: 450.0}, running_ids=[1])
-    assert policy._next_crossing(running, Decision()) == pytest.approx(250.0, rel=1e-12)  # type: ignore[arg-type]
+    assert crossing(policy, running) == pytest.approx(250.0, rel=1e-12)
     # A job in the last queue has no crossing left; none running, no wake-up.
     running.service[1] = 400.0 + 300.0
-    assert policy._next_crossing(running, Decision()) is None  # type: ignore[arg-type]
+    assert crossing(policy, running) is None
 
 
 @pytest.mark.parametrize("limit", [0.0, -1.0])

@@ -27,7 +27,7 @@ from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.core.presets import time_slicing
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB, check_decision
-from sjfbsbf.sim.state import SimState
+from sjfbsbf.sim.state import PENDING, RUNNING, SimState
 from sjfbsbf.sim.view import ClusterView
 
 RESNET = ("resnet18", 128, 1_000)
@@ -61,14 +61,14 @@ def running(
     inst = Instance(Cluster(nodes=1, gpus_per_node=gpus, gpu_mem_gb=mem), jobs)
     state = SimState(inst, interference or time_slicing())
     for i in range(len(jobs)):
-        state.status[i] = 1  # PENDING: every job arrived at 0
+        state.status[i] = PENDING  # every job arrived at 0
         state.pending.add(i)
     for start in starts:
         i = state.index[start.job_id]
         state.place(i, start.gpus, start.accumulation, 0.0)
         state.pending.discard(i)
         state.running.add(i)
-        state.status[i] = 2  # RUNNING
+        state.status[i] = RUNNING
     return ClusterView(state, 0.0)
 
 
