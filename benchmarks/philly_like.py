@@ -33,6 +33,34 @@ MAX_DURATION_S = 2 * 86_400.0
 CLUSTER = Cluster(nodes=128, gpus_per_node=8, gpu_mem_gb=48.0)
 
 
+def draw_jobs(n_jobs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """GPU counts and durations (s) of ``n_jobs`` Philly-like jobs, in that draw order.
+
+    Parameters
+    ----------
+    n_jobs
+        Number of jobs (≥ 1).
+    rng
+        The source of every random draw.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        GPU counts (int) and durations (whole seconds, float).
+    """
+    if n_jobs < 1:
+        raise ValueError(f"n_jobs must be at least 1, got {n_jobs}")
+    gpus = rng.choice(np.array(GPU_COUNTS), size=n_jobs, p=np.array(GPU_PROBABILITIES))
+    durations = np.rint(
+        np.clip(
+            rng.lognormal(np.log(MEDIAN_DURATION_S), SIGMA, size=n_jobs),
+            MIN_DURATION_S,
+            MAX_DURATION_S,
+        )
+    )
+    return gpus, durations
+
+
 def philly_like(
     n_jobs: int, rng: np.random.Generator, *, load: float = 0.8, cluster: Cluster = CLUSTER
 ) -> Instance:
@@ -54,18 +82,9 @@ def philly_like(
     Instance
         Jobs with ids 0..n-1 in arrival order; the first arrives at time 0.
     """
-    if n_jobs < 1:
-        raise ValueError(f"n_jobs must be at least 1, got {n_jobs}")
     if not (math.isfinite(load) and load > 0):
         raise ValueError(f"load must be positive and finite, got {load}")
-    gpus = rng.choice(np.array(GPU_COUNTS), size=n_jobs, p=np.array(GPU_PROBABILITIES))
-    durations = np.rint(
-        np.clip(
-            rng.lognormal(np.log(MEDIAN_DURATION_S), SIGMA, size=n_jobs),
-            MIN_DURATION_S,
-            MAX_DURATION_S,
-        )
-    )
+    gpus, durations = draw_jobs(n_jobs, rng)
     rate = load * cluster.num_gpus / float(np.mean(gpus * durations))  # jobs per second
     gaps = rng.exponential(1.0 / rate, size=n_jobs)
     gaps[0] = 0.0

@@ -8,6 +8,7 @@ without touching simulator state, and caches per-host facts for the decision.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 
 import numpy as np
 
@@ -165,45 +166,82 @@ class Board:
 
     def hosts(self) -> dict[int, HostInfo]:
         """Jobs (running or started in this decision) that can still host a sharer."""
-        view = self.view
         facts = self._host_facts()
         out: dict[int, HostInfo] = {}
         for job_id, info in facts.items():
             if info is None:
-                gpus = self.placement(job_id)
-                s = self.accumulation(job_id)
-                info = HostInfo(
-                    gpus=gpus,
-                    room=min(self.room(g) for g in gpus),
-                    occupant=view.occupant(job_id, s),
-                    remaining=view.remaining_exclusive(job_id, s),
-                )
-                facts[job_id] = info
+                info = facts[job_id] = self._host_info(job_id)
             out[job_id] = info
         return out
 
+    def _host_info(self, job_id: int) -> HostInfo:
+        gpus = self.placement(job_id)
+        s = self.accumulation(job_id)
+        return HostInfo(
+            gpus=gpus,
+            room=min(self.room(g) for g in gpus),
+            occupant=self.view.occupant(job_id, s),
+            remaining=self.view.remaining_exclusive(job_id, s),
+        )
+
     def host_table(self) -> HostTable:
-        """:meth:`hosts` as arrays, ordered by host id; cached until the board changes."""
+        """:meth:`hosts` as arrays, ordered by host id; kept up to date by :meth:`start`."""
         if self._table is None:
             hosts = self.hosts()
             ids = sorted(hosts)
-            infos = tuple(hosts[h] for h in ids)
-            model = self.view.interference
-            if isinstance(model, ContentionModel):
-                sens = [model.sensitivity(i.occupant) for i in infos]
-                press = [model.pressure(i.occupant) for i in infos]
-            else:
-                sens = press = [float("nan")] * len(infos)
-            self._table = HostTable(
-                ids=np.array(ids, dtype=np.int64),
-                infos=infos,
-                gpu_count=np.array([len(i.gpus) for i in infos], dtype=np.int64),
-                room=np.array([i.room for i in infos], dtype=float),
-                remaining=np.array([i.remaining for i in infos], dtype=float),
-                sensitivity=np.array(sens, dtype=float),
-                pressure=np.array(press, dtype=float),
-            )
+            self._table = self._rows(ids, tuple(hosts[h] for h in ids))
         return self._table
+
+    def _rows(self, ids: list[int], infos: tuple[HostInfo, ...]) -> HostTable:
+        model = self.view.interference
+        if isinstance(model, ContentionModel):
+            sens = [model.sensitivity(i.occupant) for i in infos]
+            press = [model.pressure(i.occupant) for i in infos]
+        else:
+            sens = press = [float("nan")] * len(infos)
+        return HostTable(
+            ids=np.array(ids, dtype=np.int64),
+            infos=infos,
+            gpu_count=np.array([len(i.gpus) for i in infos], dtype=np.int64),
+            room=np.array([i.room for i in infos], dtype=float),
+            remaining=np.array([i.remaining for i in infos], dtype=float),
+            sensitivity=np.array(sens, dtype=float),
+            pressure=np.array(press, dtype=float),
+        )
+
+    def _update_table(self, lost: list[int], added: int | None) -> None:
+        """The host table less the hosts ``lost`` and with the new host ``added`` (if any):
+        the rows of the other hosts do not change (their GPUs were not touched)."""
+        table = self._table
+        assert table is not None
+        if lost:
+            keep = ~np.isin(table.ids, lost)
+            table = HostTable(
+                ids=table.ids[keep],
+                infos=tuple(compress(table.infos, keep.tolist())),
+                gpu_count=table.gpu_count[keep],
+                room=table.room[keep],
+                remaining=table.remaining[keep],
+                sensitivity=table.sensitivity[keep],
+                pressure=table.pressure[keep],
+            )
+        if added is not None:
+            info = self._host_info(added)
+            assert self._hosts is not None
+            self._hosts[added] = info
+            row = self._rows([added], (info,))
+            at = int(np.searchsorted(table.ids, added))
+            infos = table.infos
+            table = HostTable(
+                ids=np.insert(table.ids, at, added),
+                infos=(*infos[:at], info, *infos[at:]),
+                gpu_count=np.insert(table.gpu_count, at, row.gpu_count),
+                room=np.insert(table.room, at, row.room),
+                remaining=np.insert(table.remaining, at, row.remaining),
+                sensitivity=np.insert(table.sensitivity, at, row.sensitivity),
+                pressure=np.insert(table.pressure, at, row.pressure),
+            )
+        self._table = table
 
     def free_times(self) -> list[float]:
         """When each GPU frees up (s from now), ascending; cached until the board changes.
@@ -228,7 +266,6 @@ class Board:
 
     def start(self, job_id: int, gpus: tuple[int, ...], accumulation: int) -> None:
         """Record a start and update occupancy and host candidates."""
-        self._table = None
         self._free_times = None
         self._singles = None
         gpus = tuple(sorted(gpus))
@@ -236,11 +273,14 @@ class Board:
         if self._free is None:
             self._free = self.view.free_by_node()
         per = self.view.cluster.gpus_per_node
+        lost: list[int] = []
         for g in gpus:
             residents = self.residents(g)
             if self._hosts is not None:
                 for other in residents:  # a sharer joins them: they can host no more
-                    self._hosts.pop(other, None)
+                    if other in self._hosts:
+                        del self._hosts[other]
+                        lost.append(other)
             if not residents:
                 self._free[g // per].remove(g)
                 self._idle_count -= 1
@@ -249,12 +289,16 @@ class Board:
         self._accumulation[job_id] = accumulation
         self._placement[job_id] = gpus
         self.starts.append(Start(job_id, gpus, accumulation))
-        if self._hosts is not None and self.is_host(job_id):
-            self._hosts[job_id] = None
+        added = job_id if self._hosts is not None and self.is_host(job_id) else None
+        if self._table is not None:
+            self._update_table(lost, added)
+        elif added is not None:
+            assert self._hosts is not None
+            self._hosts[added] = None
 
     def retune(self, job_id: int, accumulation: int) -> None:
         """Record that a running job changes its accumulation factor."""
-        self._table = None
+        self._table = None  # rebuilt from the host facts when next asked
         self._free_times = None
         self._singles = None
         delta = self.view.memory_gb(job_id, accumulation) - self.view.memory_gb(

@@ -188,10 +188,7 @@ class SjfBsbf:
                 benefit = self._benefits(view, occ_a, table, t_full, t_sub, wait)
                 positive = np.flatnonzero(fits & (benefit > 0))
                 if len(idle) + int(table.gpu_count[positive].sum()) >= gpus_needed:
-                    options = [
-                        HostOption(int(table.ids[k]), float(benefit[k]), table.infos[k].gpus)
-                        for k in positive
-                    ]
+                    options = self._best_hosts(table, benefit, positive, gpus_needed - len(idle))
                     plan = build_plan(job_id, s, idle, options, gpus_needed, self.max_partners)
             if self.sub_batch == "largest":
                 best = plan
@@ -201,6 +198,21 @@ class SjfBsbf:
             return best
         self._outcomes["wait_no_benefit" if any_fit else "wait_no_memory"] += 1
         return None
+
+    def _best_hosts(
+        self, table: HostTable, benefit: np.ndarray, positive: np.ndarray, needed: int
+    ) -> list[HostOption]:
+        """The hosts :func:`build_plan` takes from ``positive``: best benefit first (ties by
+        host id), up to the first that brings the GPUs ``needed`` beside the idle ones (and at
+        most ``max_partners``). Only these are made options; the plan is the same."""
+        order = positive[np.lexsort((table.ids[positive], -benefit[positive]))]
+        count = int(np.searchsorted(np.cumsum(table.gpu_count[order]), needed)) + 1
+        if self.max_partners is not None:
+            count = min(count, self.max_partners)
+        return [
+            HostOption(int(table.ids[k]), float(benefit[k]), table.infos[k].gpus)
+            for k in order[:count]
+        ]
 
     def _options(self, view: ClusterView, job_id: int) -> list[int]:
         options = sorted(view.accumulation_options(job_id))

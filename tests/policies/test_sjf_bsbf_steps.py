@@ -7,14 +7,17 @@ estimate (docs/model.md §6), without the solver.
 
 from __future__ import annotations
 
+import hypothesis.strategies as st
+import numpy as np
 import pytest
+from hypothesis import assume, given, settings
 from probe import THREE_GPUS, expected_benefit, look_at, vgg16
 
 from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import SjfBsbf
 from sjfbsbf.policies.benefit import pair_benefit
-from sjfbsbf.policies.board import Board
-from sjfbsbf.policies.plans import SharePlan
+from sjfbsbf.policies.board import Board, HostInfo, HostTable
+from sjfbsbf.policies.plans import HostOption, SharePlan, build_plan
 from sjfbsbf.policies.rounds import GreedyRound
 from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.view import ClusterView
@@ -216,3 +219,49 @@ def test_bad_options_are_refused_with_the_rule() -> None:
     with pytest.raises(ValueError, match=r"^sub_batch must be 'benefit', 'largest' or 'full'$"):
         SjfBsbf(sub_batch="smallest")
     assert SjfBsbf(max_partners=1).max_partners == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    benefits=st.lists(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 3.5]), min_size=1, max_size=12),
+    widths=st.data(),
+    idle=st.integers(0, 3),
+    need=st.integers(1, 12),
+    max_partners=st.sampled_from([None, 1, 2, 3]),
+)
+def test_only_the_hosts_a_plan_takes_are_made_options(
+    benefits: list[float],
+    widths: st.DataObject,
+    idle: int,
+    need: int,
+    max_partners: int | None,
+) -> None:
+    """The plan from the best hosts alone (best benefit first, ties by host id, up to the one
+    that completes the job or ``max_partners``) is the plan from every positive host: equal
+    benefits included, so the tie-break by host id must match build_plan's."""
+    n = len(benefits)
+    gpus = widths.draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))
+    ids = widths.draw(st.lists(st.integers(0, 99), min_size=n, max_size=n, unique=True))
+    ids.sort()
+    gpu_sets, first = [], 100
+    for g in gpus:
+        gpu_sets.append(tuple(range(first, first + g)))
+        first += g
+    table = HostTable(
+        ids=np.array(ids, dtype=np.int64),
+        infos=tuple(HostInfo(s, 10.0, None, 1.0) for s in gpu_sets),  # type: ignore[arg-type]
+        gpu_count=np.array(gpus, dtype=np.int64),
+        room=np.full(n, 10.0),
+        remaining=np.ones(n),
+        sensitivity=np.full(n, np.nan),
+        pressure=np.full(n, np.nan),
+    )
+    benefit = np.array(benefits)
+    positive = np.flatnonzero(benefit > 0)
+    idle_gpus = list(range(idle))
+    assume(idle + int(table.gpu_count[positive].sum()) >= need)
+    every = [HostOption(ids[k], benefits[k], gpu_sets[k]) for k in positive]
+    chosen = SjfBsbf(max_partners=max_partners)._best_hosts(table, benefit, positive, need - idle)
+    assert build_plan(9, 1, idle_gpus, chosen, need, max_partners) == build_plan(
+        9, 1, idle_gpus, every, need, max_partners
+    )
