@@ -84,6 +84,7 @@ class Board:
         self._table: HostTable | None = None
         self._free_times: list[float] | None = None
         self._singles: tuple[np.ndarray, np.ndarray] | None = None
+        self._idle: list[int] | None = None
 
     @classmethod
     def from_view(cls, view: ClusterView) -> Board:
@@ -91,10 +92,13 @@ class Board:
         return cls(view)
 
     def idle(self) -> list[int]:
-        """Idle GPU ids, ascending."""
-        if self._free is None:
-            return self.view.free_gpus()
-        return [g for node in self._free for g in node]
+        """Idle GPU ids, ascending (do not modify the list); cached until the board changes."""
+        if self._idle is None:
+            if self._free is None:
+                self._idle = self.view.free_gpus()
+            else:
+                self._idle = [g for node in self._free for g in node]
+        return self._idle
 
     @property
     def idle_count(self) -> int:
@@ -268,6 +272,7 @@ class Board:
         """Record a start and update occupancy and host candidates."""
         self._free_times = None
         self._singles = None
+        self._idle = None
         gpus = tuple(sorted(gpus))
         mem = self.view.memory_gb(job_id, accumulation)
         if self._free is None:
