@@ -57,6 +57,11 @@ class HostTable:
     sensitivity: np.ndarray
     pressure: np.ndarray
 
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Room, remaining, sensitivity, pressure and GPU count: what the compiled loops of
+        :mod:`sjfbsbf.policies.benefit_kernel` read."""
+        return self.room, self.remaining, self.sensitivity, self.pressure, self.gpu_count
+
 
 class Board:
     """GPU occupancy as the decision under construction leaves it.
@@ -82,6 +87,9 @@ class Board:
         # Host candidates with their facts (None: not computed yet), built when first needed.
         self._hosts: dict[int, HostInfo | None] | None = None
         self._table: HostTable | None = None
+        # Hosts lost and new hosts since the table was last brought up to date.
+        self._table_lost: list[int] = []
+        self._table_added: list[int] = []
         self._free_times: list[float] | None = None
         self._singles: tuple[np.ndarray, np.ndarray] | None = None
         self._idle: list[int] | None = None
@@ -171,12 +179,23 @@ class Board:
     def hosts(self) -> dict[int, HostInfo]:
         """Jobs (running or started in this decision) that can still host a sharer."""
         facts = self._host_facts()
-        out: dict[int, HostInfo] = {}
-        for job_id, info in facts.items():
-            if info is None:
-                info = facts[job_id] = self._host_info(job_id)
-            out[job_id] = info
-        return out
+        missing = [j for j, info in facts.items() if info is None]
+        # Hosts this decision has not touched (not started or retuned in it; a start on their
+        # GPUs would have ended them as hosts) are read from the view's arrays at once.
+        untouched = [j for j in missing if j not in self._accumulation]
+        if untouched:
+            view = self.view
+            remaining = view.running_remaining_exclusives(untouched).tolist()
+            room = view.least_free_memory(untouched).tolist()
+            occupants = view.running_occupants(untouched)
+            for k, job_id in enumerate(untouched):
+                gpus = view.placement(job_id)
+                assert gpus is not None
+                facts[job_id] = HostInfo(gpus, room[k], occupants[k], remaining[k])
+        for job_id in missing:
+            if facts[job_id] is None:
+                facts[job_id] = self._host_info(job_id)
+        return dict(facts)  # type: ignore[arg-type]
 
     def _host_info(self, job_id: int) -> HostInfo:
         gpus = self.placement(job_id)
@@ -189,11 +208,14 @@ class Board:
         )
 
     def host_table(self) -> HostTable:
-        """:meth:`hosts` as arrays, ordered by host id; kept up to date by :meth:`start`."""
+        """:meth:`hosts` as arrays, ordered by host id; brought up to date after starts."""
         if self._table is None:
             hosts = self.hosts()
             ids = sorted(hosts)
             self._table = self._rows(ids, tuple(hosts[h] for h in ids))
+            self._table_lost, self._table_added = [], []
+        elif self._table_lost or self._table_added:
+            self._update_table()
         return self._table
 
     def _rows(self, ids: list[int], infos: tuple[HostInfo, ...]) -> HostTable:
@@ -213,13 +235,20 @@ class Board:
             pressure=np.array(press, dtype=float),
         )
 
-    def _update_table(self, lost: list[int], added: int | None) -> None:
-        """The host table less the hosts ``lost`` and with the new host ``added`` (if any):
-        the rows of the other hosts do not change (their GPUs were not touched)."""
+    def _update_table(self) -> None:
+        """Bring the host table up to date with the starts since it was last asked for: rows
+        of the hosts lost dropped, rows of the new hosts (jobs started alone that are still
+        hosts) inserted. The rows of the other hosts do not change (their GPUs were not
+        touched)."""
         table = self._table
-        assert table is not None
+        assert table is not None and self._hosts is not None
+        lost, added = self._table_lost, self._table_added
+        self._table_lost, self._table_added = [], []
+        new = set(added)
+        lost = [h for h in lost if h not in new]  # rows of the table
         if lost:
-            keep = ~np.isin(table.ids, lost)
+            keep = np.ones(len(table.ids), dtype=bool)
+            keep[np.searchsorted(table.ids, lost)] = False
             table = HostTable(
                 ids=table.ids[keep],
                 infos=tuple(compress(table.infos, keep.tolist())),
@@ -229,21 +258,24 @@ class Board:
                 sensitivity=table.sensitivity[keep],
                 pressure=table.pressure[keep],
             )
-        if added is not None:
-            info = self._host_info(added)
-            assert self._hosts is not None
-            self._hosts[added] = info
-            row = self._rows([added], (info,))
-            at = int(np.searchsorted(table.ids, added))
-            infos = table.infos
+        added = sorted(h for h in added if h in self._hosts)
+        if added:
+            infos = [self._host_info(h) for h in added]
+            for h, info in zip(added, infos, strict=True):
+                self._hosts[h] = info
+            rows = self._rows(added, tuple(infos))
+            at = np.searchsorted(table.ids, added)
+            merged = list(table.infos)
+            for offset, (where, info) in enumerate(zip(at.tolist(), infos, strict=True)):
+                merged.insert(where + offset, info)
             table = HostTable(
-                ids=np.insert(table.ids, at, added),
-                infos=(*infos[:at], info, *infos[at:]),
-                gpu_count=np.insert(table.gpu_count, at, row.gpu_count),
-                room=np.insert(table.room, at, row.room),
-                remaining=np.insert(table.remaining, at, row.remaining),
-                sensitivity=np.insert(table.sensitivity, at, row.sensitivity),
-                pressure=np.insert(table.pressure, at, row.pressure),
+                ids=np.insert(table.ids, at, rows.ids),
+                infos=tuple(merged),
+                gpu_count=np.insert(table.gpu_count, at, rows.gpu_count),
+                room=np.insert(table.room, at, rows.room),
+                remaining=np.insert(table.remaining, at, rows.remaining),
+                sensitivity=np.insert(table.sensitivity, at, rows.sensitivity),
+                pressure=np.insert(table.pressure, at, rows.pressure),
             )
         self._table = table
 
@@ -294,12 +326,10 @@ class Board:
         self._accumulation[job_id] = accumulation
         self._placement[job_id] = gpus
         self.starts.append(Start(job_id, gpus, accumulation))
-        added = job_id if self._hosts is not None and self.is_host(job_id) else None
-        if self._table is not None:
-            self._update_table(lost, added)
-        elif added is not None:
-            assert self._hosts is not None
-            self._hosts[added] = None
+        if self._hosts is not None and self.is_host(job_id):
+            self._hosts[job_id] = None
+            self._table_added.append(job_id)
+        self._table_lost.extend(lost)
 
     def retune(self, job_id: int, accumulation: int) -> None:
         """Record that a running job changes its accumulation factor."""

@@ -38,6 +38,15 @@ class RoundPolicy(Protocol):
         """Count ``count`` jobs with ``outcome`` (e.g. ``"wait_no_host"``) in the statistics."""
         ...
 
+    def greedy_batch(
+        self, view: ClusterView, board: Board, pending: Sequence[int], first: int
+    ) -> tuple[int, list[float]]:
+        """Decide jobs of ``pending[first:]`` at once as the greedy below would, if it can.
+
+        Returns the index of the next job to look at step by step and the scores of the shares
+        it started, in order. Returning ``(first, [])`` is always right."""
+        ...
+
 
 class RoundSolver(Protocol):
     """Fills one decision of SJF-BSBF.
@@ -76,7 +85,16 @@ class GreedyRound:
     ) -> float | None:
         score = 0.0
         shared = False
-        for job_id in pending:
+        at = 0
+        while at < len(pending):
+            at, scores = policy.greedy_batch(view, board, pending, at)
+            for one in scores:  # one by one: the same float sum as step by step
+                score += one
+                shared = True
+            if at == len(pending):
+                break
+            job_id = pending[at]
+            at += 1
             if policy.start_alone(view, board, job_id):
                 continue
             plan = policy.best_plan(view, board, job_id)

@@ -12,12 +12,15 @@ the options is taken if it exceeds the threshold; otherwise the job waits.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from sjfbsbf.core.interference import ContentionModel, Occupant, sharing_rule
+from sjfbsbf.policies.batch import WaitingRows, greedy_batch
 from sjfbsbf.policies.benefit import pair_benefit
+from sjfbsbf.policies.benefit_kernel import best_hosts, host_benefits
 from sjfbsbf.policies.board import Board, HostInfo, HostTable
 from sjfbsbf.policies.plans import HostOption, SharePlan, better_plan, build_plan
 from sjfbsbf.policies.rounds import GreedyRound, RoundSolver
@@ -25,6 +28,9 @@ from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
 from sjfbsbf.sim.view import ClusterView
+
+#: With ``SjfBsbf.compiled`` None, the compiled estimate is used from this many host candidates.
+COMPILED_FROM_HOSTS = 64
 
 
 class SjfBsbf:
@@ -65,6 +71,12 @@ class SjfBsbf:
     name: str
     preemptive = False
     sharing = True
+    #: Under a contention model without a sharing rule, estimate with the compiled loops of
+    #: :mod:`sjfbsbf.policies.benefit_kernel` (the same floats, so the same decisions): True
+    #: always, False never (numpy only; the tests run both and compare), None (default) when
+    #: there are at least ``COMPILED_FROM_HOSTS`` host candidates, so that small clusters do
+    #: not pay for importing numba.
+    compiled: bool | None = None
 
     def __init__(
         self,
@@ -95,6 +107,8 @@ class SjfBsbf:
         # job id -> (T_a, [(s, memory, occupant, T_a')]): a waiting job has not progressed
         # (the policy never preempts), so these stay valid while it waits.
         self._pending_facts: dict[int, tuple[float, list[tuple[int, float, Occupant, float]]]] = {}
+        # A waiting job's rows for the compiled greedy, kept while it waits.
+        self.waiting_rows = WaitingRows()
         #: (time, summed benefit of the shares started) of every decision that shared.
         self.rounds: list[tuple[float, float]] = []
 
@@ -140,6 +154,7 @@ class SjfBsbf:
             return False
         board.start(job_id, placement, 1)
         self._pending_facts.pop(job_id, None)
+        self.waiting_rows.forget(job_id)
         self._outcomes["alone"] += 1
         return True
 
@@ -147,6 +162,7 @@ class SjfBsbf:
         """Start a sharing plan on ``board`` and count it."""
         board.start(plan.job_id, plan.gpus, plan.accumulation)
         self._pending_facts.pop(plan.job_id, None)
+        self.waiting_rows.forget(plan.job_id)
         self._outcomes["share"] += 1
         if plan.idle_used:
             self._outcomes["share_with_idle_gpus"] += 1
@@ -171,25 +187,25 @@ class SjfBsbf:
         wait: float | None = None
         if self.wait_aware:
             wait = self.waiting_time(view, board, gpus_needed)
-        t_full, facts = self._facts(view, job_id)
+        t_full, facts = self.facts(view, job_id)
         best: SharePlan | None = None
         any_fit = False
         rule = sharing_rule(view.interference)
         for s, memory, occ_a, t_sub in facts:
-            fits = table.room + MEMORY_TOLERANCE_GB >= memory
-            if rule is not None:  # pairs the interference model forbids (docs/model.md §3)
-                fits &= np.array([rule(occ_a, i.occupant) for i in table.infos], dtype=bool)
-            if not fits.any():
+            fit, plan = self._plan_at(
+                view,
+                table,
+                (job_id, gpus_needed, idle),
+                s,
+                memory,
+                occ_a,
+                (t_full, t_sub),
+                wait,
+                rule,
+            )
+            if not fit:
                 continue
             any_fit = True
-            plan = None
-            # Enough GPUs beside the hosts that fit at all? (Else no benefit can help.)
-            if len(idle) + int(table.gpu_count[fits].sum()) >= gpus_needed:
-                benefit = self._benefits(view, occ_a, table, t_full, t_sub, wait)
-                positive = np.flatnonzero(fits & (benefit > 0))
-                if len(idle) + int(table.gpu_count[positive].sum()) >= gpus_needed:
-                    options = self._best_hosts(table, benefit, positive, gpus_needed - len(idle))
-                    plan = build_plan(job_id, s, idle, options, gpus_needed, self.max_partners)
             if self.sub_batch == "largest":
                 best = plan
                 break
@@ -198,6 +214,78 @@ class SjfBsbf:
             return best
         self._outcomes["wait_no_benefit" if any_fit else "wait_no_memory"] += 1
         return None
+
+    def _plan_at(
+        self,
+        view: ClusterView,
+        table: HostTable,
+        job: tuple[int, int, list[int]],
+        s: int,
+        memory: float,
+        occ_a: Occupant,
+        times: tuple[float, float],
+        wait: float | None,
+        rule: Callable[[Occupant, Occupant], bool] | None,
+    ) -> tuple[bool, SharePlan | None]:
+        """Whether a job (id, GPUs, idle GPUs it may take) fits beside any host at option ``s``,
+        and its plan there (or None).
+
+        Under a contention model without a sharing rule (every preset) the benefits, the memory
+        test and the GPU sums come from one compiled loop over the hosts
+        (:mod:`sjfbsbf.policies.benefit_kernel`, the same floats); otherwise from numpy.
+        """
+        t_full, t_sub = times
+        job_id, gpus_needed, idle = job
+        model = view.interference
+        if rule is None and isinstance(model, ContentionModel) and self.use_compiled(table):
+            benefit, positive_mask, fit_hosts, _, positive_gpus = host_benefits(
+                model,
+                (t_full, t_sub, wait, memory, model.sensitivity(occ_a), model.pressure(occ_a)),
+                self.retune,
+                MEMORY_TOLERANCE_GB,
+                table.columns(),
+            )
+            if not fit_hosts:
+                return False, None
+            if len(idle) + positive_gpus < gpus_needed:
+                return True, None
+            chosen = best_hosts(
+                benefit, positive_mask, table.gpu_count, gpus_needed - len(idle), self.max_partners
+            )
+            options = [
+                HostOption(int(table.ids[k]), float(benefit[k]), table.infos[k].gpus)
+                for k in chosen.tolist()
+            ]
+            return True, build_plan(job_id, s, idle, options, gpus_needed, self.max_partners)
+        else:
+            fits = table.room + MEMORY_TOLERANCE_GB >= memory
+            if rule is not None:  # pairs the interference model forbids (docs/model.md §3)
+                fits &= np.array([rule(occ_a, i.occupant) for i in table.infos], dtype=bool)
+            if not fits.any():
+                return False, None
+            # Enough GPUs beside the hosts that fit at all? (Else no benefit can help.)
+            if len(idle) + int(table.gpu_count[fits].sum()) < gpus_needed:
+                return True, None
+            benefit = self._benefits(view, occ_a, table, t_full, t_sub, wait)
+            positive = np.flatnonzero(fits & (benefit > 0))
+            if len(idle) + int(table.gpu_count[positive].sum()) < gpus_needed:
+                return True, None
+        options = self._best_hosts(table, benefit, positive, gpus_needed - len(idle))
+        return True, build_plan(job_id, s, idle, options, gpus_needed, self.max_partners)
+
+    def use_compiled(self, table: HostTable) -> bool:
+        """Whether to estimate with the compiled loops beside the hosts of ``table``
+        (:attr:`compiled`)."""
+        if self.compiled is None:
+            return len(table.ids) >= COMPILED_FROM_HOSTS
+        return self.compiled
+
+    def greedy_batch(
+        self, view: ClusterView, board: Board, pending: Sequence[int], first: int
+    ) -> tuple[int, list[float]]:
+        """Start the shares of ``pending[first:]`` up to the next job that fits alone, in one
+        compiled pass where it applies (:func:`~sjfbsbf.policies.batch.greedy_batch`)."""
+        return greedy_batch(self, view, board, pending, first)
 
     def _best_hosts(
         self, table: HostTable, benefit: np.ndarray, positive: np.ndarray, needed: int
@@ -218,20 +306,25 @@ class SjfBsbf:
         options = sorted(view.accumulation_options(job_id))
         return options[:1] if self.sub_batch == "full" else options
 
-    def _facts(
-        self, view: ClusterView, job_id: int
+    def facts(
+        self, view: ClusterView, job_id: int, t_full: float | None = None
     ) -> tuple[float, list[tuple[int, float, Occupant, float]]]:
-        """T_a and, per option s: memory, occupant and T_a' of a waiting job (cached)."""
+        """T_a and, per option s: memory, occupant and T_a' of a waiting job (cached).
+
+        ``t_full``: T_a if the caller has it (``view.remaining_exclusives``, the same float).
+        """
         facts = self._pending_facts.get(job_id)
         if facts is None:
+            if t_full is None:
+                t_full = view.remaining_exclusive(job_id, 1)
             facts = (
-                view.remaining_exclusive(job_id, 1),
+                t_full,
                 [
                     (
                         s,
                         view.memory_gb(job_id, s),
                         view.occupant(job_id, s),
-                        view.remaining_exclusive(job_id, s),
+                        t_full if s == 1 else view.remaining_exclusive(job_id, s),
                     )
                     for s in self._options(view, job_id)
                 ],

@@ -285,6 +285,35 @@ class ClusterView:
         )
         return remaining * self._fewest_steps()[i] + restart
 
+    def running_remaining_exclusives(self, job_ids: JobIds) -> np.ndarray:
+        """``remaining_exclusive(j)`` of each running job (its accumulation and placement now),
+        as an array (the same floats): what SJF-BSBF weighs a host by (docs/model.md §6)."""
+        s = self._s
+        i = self._indices(job_ids)
+        assert np.all(s.status[i] == RUNNING), "running jobs only"
+        t = self._time
+        done = s.done[i]
+        start = np.maximum(s.last[i], s.resume_at[i])
+        step = s.step[i]
+        progress = np.where(t > start, done + (t - start) / (step * s.xi[i]), done)
+        return (s.work[i] - progress) * step + np.maximum(0.0, s.resume_at[i] - t)
+
+    def least_free_memory(self, job_ids: JobIds) -> np.ndarray:
+        """The least free memory (GB) over each running job's GPUs, as an array."""
+        s = self._s
+        placements = [s.placement[k] for k in self._indices(job_ids).tolist()]
+        gpus = np.fromiter((g for p in placements for g in p), dtype=np.int64)
+        free = s.cluster.gpu_mem_gb - s.gpu_mem[gpus]
+        starts = np.cumsum([0] + [len(p) for p in placements[:-1]])
+        return np.minimum.reduceat(free, starts) if len(placements) else np.zeros(0)
+
+    def running_occupants(self, job_ids: JobIds) -> list[Occupant]:
+        """Each running job's occupant now: ``occupant(j, accumulation(j))``."""
+        s = self._s
+        found = [s.occupants[k] for k in self._indices(job_ids).tolist()]
+        assert all(o is not None for o in found), "running jobs only"
+        return found
+
     def _fewest_steps(self) -> np.ndarray:
         """Solo step time of every job at s = 1 on the fewest nodes (computed once)."""
         if self._fewest_step is None:

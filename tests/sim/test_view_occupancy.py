@@ -72,6 +72,17 @@ class Rescanning:
         }
         for name, values in expected.items():
             assert getattr(view, name)(jobs).tolist() == values, name
+        # What a sharing policy weighs a host by: each running job now (relabelled too).
+        cap = cluster.gpu_mem_gb
+        assert view.running_remaining_exclusives(running).tolist() == [
+            view.remaining_exclusive(j) for j in running
+        ]
+        assert view.least_free_memory(running).tolist() == [
+            min(cap - view.gpu_memory_used(g) for g in view.placement(j) or ()) for j in running
+        ]
+        assert view.running_occupants(running) == [
+            view.occupant(j, view.accumulation(j)) for j in running
+        ]
         # The lists handed out are fresh: changing them changes nothing.
         view.free_by_node()[0].clear()
         view.free_gpus().clear()

@@ -66,3 +66,22 @@ def test_the_host_table_kept_by_each_start_is_the_one_built_afresh() -> None:
             fresh.start(done.job_id, done.gpus, done.accumulation)
         assert _equal(kept.host_table(), fresh.host_table()), f"after start {n}"
     assert len(kept.host_table().ids) < len(view.hosts())
+
+
+def test_the_host_facts_read_at_once_are_those_of_each_host_alone() -> None:
+    """The board reads untouched hosts' facts from the view's arrays; each equals the facts
+    computed one host at a time (remaining time, least room, occupant, GPUs), also after a
+    decision's starts (started hosts, lost hosts) and at a later time (progress made)."""
+    view, _ = busy_state(200, 700, np.random.default_rng(3))
+    view._time = 5.0  # jobs have progressed (the shortest lasts 10 s): remaining < duration
+    board = Board.from_view(view)
+    hosts = board.hosts()
+    assert len(hosts) > 500
+    assert hosts == {j: board._host_info(j) for j in hosts}
+    decision = SjfBsbf().decide(view)
+    later = Board.from_view(view)
+    for start in decision.starts:
+        later.start(start.job_id, start.gpus, start.accumulation)
+    hosts = later.hosts()
+    assert any(s.job_id in hosts for s in decision.starts)
+    assert hosts == {j: later._host_info(j) for j in hosts}
