@@ -22,11 +22,19 @@ def preemptive_decision(view: ClusterView, ranked: Sequence[int] | np.ndarray) -
     return ranked_decision(view, np.asarray(ranked, dtype=np.int64))[0]
 
 
-def ranked_decision(view: ClusterView, ids: np.ndarray) -> tuple[Decision, np.ndarray]:
+def ranked_decision(
+    view: ClusterView,
+    ids: np.ndarray,
+    is_running: np.ndarray | None = None,
+    gpus: np.ndarray | None = None,
+) -> tuple[Decision, np.ndarray]:
     """:func:`preemptive_decision` of the ranking ``ids``, and which of them run after it
-    (a boolean mask over ``ids``: the kept jobs)."""
-    is_running = view.running_mask(ids)
-    gpus = view.gpu_counts(ids)
+    (a boolean mask over ``ids``: the kept jobs). ``is_running`` and ``gpus``: the view's
+    ``running_mask(ids)`` and ``gpu_counts(ids)`` if the caller has them."""
+    if is_running is None:
+        is_running = view.running_mask(ids)
+    if gpus is None:
+        gpus = view.gpu_counts(ids)
     budget = view.cluster.num_gpus
     kept = np.zeros(len(ids), dtype=bool)
     # Every job up to the first that overflows the cluster is kept ...

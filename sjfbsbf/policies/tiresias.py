@@ -46,6 +46,7 @@ class Tiresias:
         if starvation_limit is not None and starvation_limit <= 0:
             raise ValueError("starvation_limit must be positive")
         self.thresholds = tuple(thresholds)
+        self._bounds = np.asarray(self.thresholds, dtype=float)  # for searchsorted, made once
         self.starvation_limit = starvation_limit
         self._baseline: dict[int, float] = {}  # service not counted by the queues (promotion)
         self._stopped_at: dict[int, float] = {}
@@ -58,7 +59,7 @@ class Tiresias:
 
     def _queues(self, services: np.ndarray) -> np.ndarray:
         """Queue index of each counted service: the number of thresholds at or below it."""
-        return np.searchsorted(self.thresholds, services, side="right")
+        return np.searchsorted(self._bounds, services, side="right")
 
     def _services(self, view: ClusterView, job_ids: JobIds) -> np.ndarray:
         """Attained service the queues count (since promotion), per job."""
@@ -77,14 +78,15 @@ class Tiresias:
         waiting = np.arange(len(ids)) >= len(running)
         services = self._services(view, ids)
         queues = self._queues(services)
+        gpus = view.gpu_counts(ids)
         order = np.lexsort((ids, view.arrivals(ids), waiting, queues))
-        decision, kept = ranked_decision(view, ids[order])
+        decision, kept = ranked_decision(view, ids[order], ~waiting[order], gpus[order])
         for job_id in decision.preempts:
             self._stopped_at[job_id] = view.time
         self._preemptions += len(decision.preempts)
         # The kept jobs are the ones running after the decision.
         after = order[kept]
-        wake = self._crossing(view.time, services[after], view.gpu_counts(ids[after]))
+        wake = self._crossing(view.time, services[after], gpus[after], queues[after])
         return Decision(decision.starts, decision.preempts, wake)
 
     def _promote(self, view: ClusterView) -> None:
@@ -98,14 +100,15 @@ class Tiresias:
                 self._baseline[job_id] = view.attained_service(job_id)
                 self._promotions += 1
 
-    def _crossing(self, now: float, services: np.ndarray, gpus: np.ndarray) -> float | None:
-        """Earliest time one of the jobs with these counted services and GPU counts crosses its
-        next threshold (``None`` if all are in the last queue)."""
-        queues = self._queues(services)
+    def _crossing(
+        self, now: float, services: np.ndarray, gpus: np.ndarray, queues: np.ndarray
+    ) -> float | None:
+        """Earliest time one of the jobs with these counted services, GPU counts and queues
+        crosses its next threshold (``None`` if all are in the last queue)."""
         below = queues < len(self.thresholds)
         if not below.any():
             return None
-        thresholds = np.asarray(self.thresholds, dtype=float)[queues[below]]
+        thresholds = self._bounds[queues[below]]
         return float((now + (thresholds - services[below]) / gpus[below]).min())
 
     def stats(self) -> dict[str, Any]:

@@ -89,7 +89,8 @@ def crossing(policy: Tiresias, view: StubView) -> float | None:
     """The wake-up Tiresias asks for: the next queue crossing of the jobs running in ``view``."""
     running = view.running()
     services = policy._services(view, running)  # type: ignore[arg-type]
-    return policy._crossing(view.time, services, view.gpu_counts(running))
+    queues = policy._queues(services)
+    return policy._crossing(view.time, services, view.gpu_counts(running), queues)
 
 
 def test_the_wake_up_counts_service_since_promotion() -> None:
