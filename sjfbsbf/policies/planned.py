@@ -158,10 +158,12 @@ class Planned:
         job = view.job(job_id)
         where = f"t={now:g}: planned start of job {job_id}"
         if job_id not in pending:
-            if job.arrival > now + TIME_TOLERANCE_S:
-                reason = f"the job has not arrived (arrival {job.arrival:g} s)"
+            if view.is_running(job_id):
+                reason = "the job is already running"
+            elif view.is_finished(job_id):
+                reason = "the job has already finished"
             else:
-                reason = "the job is not pending (already running or finished)"
+                reason = f"the job has not arrived (arrival {job.arrival:g} s)"
             raise PlanError(f"{where} is infeasible: {reason}")
         if len(entry.gpus) != job.gpus:
             raise PlanError(

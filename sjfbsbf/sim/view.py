@@ -16,7 +16,7 @@ from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.core.perf import memory_gb, micro_batch_options
 from sjfbsbf.core.perf import step_time as solo_step_time
 from sjfbsbf.core.profile import ModelProfile
-from sjfbsbf.sim.state import PENDING, RUNNING, SimState
+from sjfbsbf.sim.state import FINISHED, PENDING, RUNNING, SimState
 
 #: Job ids for the array methods: a list, or an integer numpy array.
 JobIds = Sequence[int] | np.ndarray
@@ -94,6 +94,11 @@ class ClusterView:
         """Whether ``job_id`` is a job of the instance that holds GPUs."""
         i = self._s.index.get(job_id)
         return i is not None and self._s.status[i] == RUNNING
+
+    def is_finished(self, job_id: int) -> bool:
+        """Whether ``job_id`` is a job of the instance that has completed."""
+        i = self._s.index.get(job_id)
+        return i is not None and self._s.status[i] == FINISHED
 
     # -- GPUs -----------------------------------------------------------------------------------
     def gpu_jobs(self, gpu: int) -> tuple[int, ...]:
