@@ -3,7 +3,9 @@
 Reads the ``*.meta`` files mutmut writes under ``mutants/`` and prints, per mutated module, how
 many mutants were killed, timed out, survived or are not yet checked, and the kill rate among the
 non-equivalent ones. Mutants that docs/testing.md lists as equivalent (a table row starting with
-the mutant's name in backquotes and the word "equivalent") are counted apart.
+the mutant's name in backquotes and the word "equivalent") are counted apart, and survivors it
+lists as "killed by" a test added since (checked by running that test with the mutant active)
+are counted as *killed since*: the first-run rate is what mutmut measured, the rate now adds them.
 
 Usage::
 
@@ -27,19 +29,30 @@ from mutmut.stats import status_by_exit_code
 ROOT = Path(__file__).resolve().parents[1]
 #: Column per mutmut status (mutmut's own exit-code table, ``mutmut.stats.status_by_exit_code``).
 FOLD = {"caught by type check": "killed", "segfault": "killed"}
-COLUMNS = ("mutants", "killed", "timeout", "survived", "equivalent", "no tests", "not checked")
-EQUIVALENT_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*equivalent\b")
+COLUMNS = (
+    "mutants",
+    "killed",
+    "timeout",
+    "survived",
+    "equivalent",
+    "killed since",
+    "no tests",
+    "not checked",
+)
+RATES = ("first-run rate", "rate now")
+VERDICT_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*(equivalent|killed by)\b")
 
 
-def equivalent_mutants(doc: Path = ROOT / "docs" / "testing.md") -> set[str]:
-    """Mutant names that docs/testing.md argues are equivalent."""
+def verdicts(doc: Path = ROOT / "docs" / "testing.md") -> dict[str, str]:
+    """Mutant name -> ``"equivalent"`` or ``"killed since"`` from docs/testing.md's tables."""
     if not doc.exists():
-        return set()
-    found = set()
+        return {}
+    found = {}
     for line in doc.read_text(encoding="utf-8").splitlines():
-        match = EQUIVALENT_ROW.match(line)
+        match = VERDICT_ROW.match(line)
         if match:
-            found.add(match.group(1))
+            kind = match.group(2)
+            found[match.group(1)] = "equivalent" if kind == "equivalent" else "killed since"
     return found
 
 
@@ -56,21 +69,27 @@ def module_results(mutants: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-def summarize(results: dict[str, dict[str, str]], equivalent: set[str]) -> list[dict[str, object]]:
-    """One row per module: counts per status and the kill rate of non-equivalent mutants.
+def summarize(
+    results: dict[str, dict[str, str]], verdict: dict[str, str]
+) -> list[dict[str, object]]:
+    """One row per module: counts per status and the kill rates of non-equivalent mutants.
 
-    The rate is (killed + timeout) / (checked − equivalent); ``None`` while nothing is checked.
+    A survivor with a verdict is counted as ``equivalent`` or ``killed since`` instead of
+    ``survived``. The first-run rate is (killed + timeout) / (checked − equivalent); the rate now
+    also counts the mutants killed since. ``None`` while nothing is checked.
     """
     rows = []
     for module, statuses in results.items():
         counts: Counter[str] = Counter()
         for name, status in statuses.items():
-            counts["equivalent" if status == "survived" and name in equivalent else status] += 1
+            counts[verdict.get(name, status) if status == "survived" else status] += 1
         detected = counts["killed"] + counts["timeout"]
-        judged = detected + counts["survived"]
+        judged = detected + counts["survived"] + counts["killed since"]
         row: dict[str, object] = {"module": module, "mutants": len(statuses)}
         row |= {c: counts[c] for c in COLUMNS[1:]}
-        row["kill rate"] = round(100.0 * detected / judged, 1) if judged else None
+        row["first-run rate"] = round(100.0 * detected / judged, 1) if judged else None
+        now = detected + counts["killed since"]
+        row["rate now"] = round(100.0 * now / judged, 1) if judged else None
         rows.append(row)
     return rows
 
@@ -87,9 +106,9 @@ def main() -> None:
     results = module_results(args.mutants)
     if args.prefixes:
         results = {m: r for m, r in results.items() if any(m.startswith(p) for p in args.prefixes)}
-    equivalent = equivalent_mutants()
-    rows = summarize(results, equivalent)
-    header = ("module", *COLUMNS, "kill rate")
+    verdict = verdicts()
+    rows = summarize(results, verdict)
+    header = ("module", *COLUMNS, *RATES)
     print(" | ".join(header))
     for row in rows:
         print(" | ".join("" if row[h] is None else str(row[h]) for h in header))
@@ -101,7 +120,7 @@ def main() -> None:
     if args.survivors:
         for statuses in results.values():
             for name, status in sorted(statuses.items()):
-                if status in ("survived", "suspicious") and name not in equivalent:
+                if status in ("survived", "suspicious") and name not in verdict:
                     print(f"{status}: {name}")
 
 
