@@ -74,17 +74,19 @@ def summarize(
 ) -> list[dict[str, object]]:
     """One row per module: counts per status and the kill rates of non-equivalent mutants.
 
-    A survivor with a verdict is counted as ``equivalent`` or ``killed since`` instead of
-    ``survived``. The first-run rate is (killed + timeout) / (checked − equivalent); the rate now
-    also counts the mutants killed since. ``None`` while nothing is checked.
+    A survivor (or a mutant no test ran) with a verdict is counted as ``equivalent`` or
+    ``killed since`` instead. The first-run rate is (killed + timeout) / (checked − equivalent),
+    where a mutant no test ran counts as checked and not detected; the rate now also counts the
+    mutants killed since. ``None`` while nothing is checked.
     """
     rows = []
     for module, statuses in results.items():
         counts: Counter[str] = Counter()
         for name, status in statuses.items():
-            counts[verdict.get(name, status) if status == "survived" else status] += 1
+            undetected = status in ("survived", "no tests")
+            counts[verdict.get(name, status) if undetected else status] += 1
         detected = counts["killed"] + counts["timeout"]
-        judged = detected + counts["survived"] + counts["killed since"]
+        judged = detected + counts["survived"] + counts["no tests"] + counts["killed since"]
         row: dict[str, object] = {"module": module, "mutants": len(statuses)}
         row |= {c: counts[c] for c in COLUMNS[1:]}
         row["first-run rate"] = round(100.0 * detected / judged, 1) if judged else None
@@ -120,7 +122,7 @@ def main() -> None:
     if args.survivors:
         for statuses in results.values():
             for name, status in sorted(statuses.items()):
-                if status in ("survived", "suspicious") and name not in verdict:
+                if status in ("survived", "suspicious", "no tests") and name not in verdict:
                     print(f"{status}: {name}")
 
 
