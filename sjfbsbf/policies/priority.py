@@ -59,14 +59,18 @@ def ranked_decision(
     preempts = tuple(sorted(ids[preempted].tolist()))
     free = view.free_by_node()
     per_node = view.cluster.gpus_per_node
-    refilled: set[int] = set()
+    # A GPU is idle after the preemptions once every job on it is preempted (one job, or both
+    # jobs of a shared GPU: each such GPU is handed back once).
+    gone = set(preempts)
+    freed: set[int] = set()
     for job_id in preempts:
         placement = view.placement(job_id)
         assert placement is not None
-        for g in placement:
-            if len(view.gpu_jobs(g)) == 1:
-                free[g // per_node].append(g)
-                refilled.add(g // per_node)
+        freed.update(g for g in placement if gone.issuperset(view.gpu_jobs(g)))
+    refilled: set[int] = set()
+    for g in sorted(freed):
+        free[g // per_node].append(g)
+        refilled.add(g // per_node)
     for node in refilled:
         free[node].sort()
     starts = []

@@ -2,6 +2,7 @@
 
 A stub view gives exactly the facts the rules read (time, pending and running jobs, GPU counts,
 attained service), so each rule is checked at and next to its boundary without a simulation.
+The wake-up of a whole decision is read on a real view set up by ``probe.look_at``.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from probe import TWO_GPUS, look_at
 
-from sjfbsbf.core.model import Job
+from sjfbsbf.core.model import Instance, Job
 from sjfbsbf.policies import Tiresias
+from sjfbsbf.sim.decision import Decision
+from sjfbsbf.sim.view import ClusterView
 
 
 @dataclass
@@ -103,6 +107,24 @@ def test_the_wake_up_counts_service_since_promotion() -> None:
     # A job in the last queue has no crossing left; none running, no wake-up.
     running.service[1] = 400.0 + 300.0
     assert crossing(policy, running) is None
+
+
+def test_the_wake_up_is_the_crossing_of_a_job_that_runs_after_the_decision() -> None:
+    """Thresholds (100,) on 2 GPUs: job 0 (1 GPU) runs from 0 s, job 1 (2 GPUs) arrives at 10 s.
+
+    Both are in queue 0 (10 and 0 GPU-s); running before waiting keeps job 0, and job 1 does
+    not fit the GPU left, so nothing changes. Job 0 crosses 100 GPU-s at 10 + (100 − 10) / 1 =
+    100 s: the wake-up. Job 1 would cross at 10 + 100 / 2 = 60 s if it ran, but it waits, so it
+    gains no service and must not bring the wake-up forward.
+    """
+    jobs = (Job(0, 0.0, 1, duration=1000.0), Job(1, 10.0, 2, duration=100.0))
+
+    def look(view: ClusterView) -> Decision:
+        return Tiresias(thresholds=(100.0,)).decide(view)
+
+    decision = look_at(Instance(TWO_GPUS, jobs), {0: ((0,), 1)}, 10.0, look)
+    assert decision.starts == () and decision.preempts == ()
+    assert decision.wake_at == pytest.approx(100.0, rel=1e-12)
 
 
 @pytest.mark.parametrize("limit", [0.0, -1.0])

@@ -77,6 +77,7 @@ def test_the_compiled_benefits_are_numpys_floats(
         (room, remaining, sens, press, count),
     )  # fmt: skip
     assert benefit.tobytes() == expected.tobytes()
+    assert positive.dtype == np.bool_  # a mask, as documented (not 0.0 / 1.0 floats)
     fits = room + 1e-9 >= memory
     assert positive.tolist() == (fits & (expected > 0)).tolist()
     assert (fit_hosts, fit_gpus) == (int(fits.sum()), int(count[fits].sum()))
