@@ -171,7 +171,8 @@ class ClusterView:
         At ``accumulation`` (default: the current one if running, else 1), on its current
         placement if running, else (or with ``fewest_nodes``) on the fewest nodes. The overhead
         is what is left of it for a running job, the full :attr:`restart_overhead` for a
-        preempted pending job; preemptive policies rank by this with ``fewest_nodes`` (§5).
+        preempted pending job, none for a finished one; preemptive policies rank by this with
+        ``fewest_nodes`` (§5).
         """
         s = self._s
         i = self._i(job_id)
@@ -186,8 +187,10 @@ class ClusterView:
         step = solo_step_time(job, s.profiles[i], accumulation, spans, s.cluster)
         if s.status[i] == RUNNING:
             restart = max(0.0, s.resume_at[i] - self._time)
+        elif s.status[i] == PENDING and s.preemptions[i] > 0:
+            restart = s.restart_overhead
         else:
-            restart = s.restart_overhead if s.preemptions[i] > 0 else 0.0
+            restart = 0.0
         return float(remaining * step + restart)
 
     def attained_service(self, job_id: int) -> float:
@@ -286,7 +289,7 @@ class ClusterView:
         restart = np.where(
             running,
             np.maximum(0.0, s.resume_at[i] - t),
-            np.where(s.preemptions[i] > 0, s.restart_overhead, 0.0),
+            np.where((s.status[i] == PENDING) & (s.preemptions[i] > 0), s.restart_overhead, 0.0),
         )
         return remaining * self._fewest_steps()[i] + restart
 

@@ -75,6 +75,25 @@ def test_tick_ceil_takes_ticks_up_to_2_52_and_refuses_from_there(dt: float) -> N
         tick_ceil(2.0**52 * dt, dt)
 
 
+@pytest.mark.parametrize(
+    ("t", "tick"),
+    [
+        (2.0**53 + 4, (2**53 + 4) // 3),  # 3 divides 2^53 + 4: an exact multiple, its own tick
+        (2.0**53 + 8, (2**53 + 7) // 3 + 1),  # 1 s above tick (2^53 + 7)/3: the next tick
+    ],
+)
+def test_tick_ceil_of_a_time_one_second_past_a_tick_beyond_2_53_s(t: float, tick: int) -> None:
+    """Times past 2^53 s (float spacing 2 s), dt = 3 s, both under 2^52 ticks.
+
+    2^53 ≡ 2 (mod 3), so 2^53 + 4 = 3·q exactly: tick q. 2^53 + 8 = 3·n + 1 with
+    n = (2^53 + 7)/3: 1 s past tick n, far beyond the tolerance min(1e-12·t, 1e-9·3 s) = 3e-9 s,
+    so tick n + 1 (at 2^53 + 10 s). The float product n·3 rounds to t itself (2^53 + 7 is
+    halfway between two floats and rounds to the even 2^53 + 8), so only the exact remainder
+    (1, not 0) tells that t is not on tick n.
+    """
+    assert tick_ceil(t, 3.0) == tick
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     t=st.one_of(
