@@ -144,11 +144,12 @@ def greedy_batch(
         if count:
             policy.note(outcome, count)
     started = []
-    at = 0  # idle GPUs taken by the plans before
     for (j, r, used_idle, begin, end), score in zip(plans.tolist(), scores.tolist(), strict=True):
         need = int(gpus[j])
-        chosen = idle[at : at + used_idle]  # build_plan: idle GPUs first, lowest ids
-        at += used_idle
+        # build_plan: idle GPUs first, lowest ids. A plan that takes idle GPUs takes them all
+        # (fewer than its job needs, else the job fits alone and ends the pass), so only the
+        # first plan can take any, and it takes them from the start of the list.
+        chosen = idle[:used_idle]
         hosts = []
         for k in taken[begin:end].tolist():  # then each host's first GPUs, best host first
             chosen = chosen + list(table.infos[k].gpus[: need - len(chosen)])

@@ -282,8 +282,7 @@ class ClusterView:
         running = s.status[i] == RUNNING
         done = s.done[i]
         start = np.maximum(s.last[i], s.resume_at[i])
-        with np.errstate(invalid="ignore"):  # NaN step of a job that never ran: not selected
-            moving = done + (t - start) / (s.step[i] * s.xi[i])
+        moving = done + (t - start) / (s.step[i] * s.xi[i])  # NaN for a job that never ran
         progress = np.where(running & (t > start), moving, done)
         remaining = s.work[i] - progress
         restart = np.where(

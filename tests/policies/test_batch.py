@@ -220,3 +220,23 @@ def test_a_jobs_rows_are_kept_while_it_waits_and_built_anew_once_forgotten() -> 
     assert t_long == pytest.approx(2 * t_short, rel=1e-12)
     assert before.tolist() == [t_short] * len(before)
     assert after.tolist() == [t_long] * len(after)
+
+
+def test_the_rows_of_one_order_are_built_once_per_decision() -> None:
+    """Asked again for the same pending list (the decision's order, the same object) the rows
+    are the very arrays built before; for another list, even an equal one (a new decision),
+    they are built anew, with equal contents."""
+
+    def look(view: ClusterView) -> tuple[Any, ...]:
+        kept, policy, model = WaitingRows(), SjfBsbf(), view.interference
+        order = [3, 2]
+        first = kept.of(policy, view, order, model)
+        again = kept.of(policy, view, order, model)
+        other = kept.of(policy, view, list(order), model)
+        return first, again, other
+
+    first, again, other = look_at(instance(), HOSTS, 10.0, look)
+    assert again is first
+    assert other is not first
+    for a, b in zip(first, other, strict=True):
+        assert a.tolist() == b.tolist()
