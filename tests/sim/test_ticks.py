@@ -94,6 +94,25 @@ def test_tick_ceil_of_a_time_one_second_past_a_tick_beyond_2_53_s(t: float, tick
     assert tick_ceil(t, 3.0) == tick
 
 
+@pytest.mark.parametrize(
+    ("t", "dt", "tick"),
+    [(0.0, 1.0, 0), (60.0, 1.0, 60), (63.0, 7.0, 9), (1.5, 0.5, 3), (7e9, 7.0, 10**9)],
+)
+def test_an_exact_multiple_of_dt_takes_its_tick_without_the_exact_walk(
+    t: float, dt: float, tick: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast path of tick_ceil (docs/performance.md, step 1): a time that is a whole number
+    of ticks (float remainder 0) maps to its tick without the correction walk and its exact
+    rationals, which every arrival and finish of a duration-only run at dt = 1 s would
+    otherwise pay. The walk is disabled here: the fast path alone must answer."""
+
+    def no_walk(*args: object) -> bool:
+        raise AssertionError("the exact walk ran for an exact multiple of dt")
+
+    monkeypatch.setattr("sjfbsbf.sim.ticks._covers", no_walk)
+    assert tick_ceil(t, dt) == tick
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     t=st.one_of(
