@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 from sjfbsbf.core.instance_io import instance_to_dict
 from sjfbsbf.core.model import Cluster, Instance, Job
@@ -26,6 +26,12 @@ from sjfbsbf.workloads import WorkloadSpec, generate
 
 settings.register_profile("dev", settings.get_profile("default"))
 settings.register_profile("ci", derandomize=True, print_blob=True)
+# Mutation testing (docs/testing.md): the ci examples, no example database and no shrinking. A
+# mutant only needs a failing example; shrinking one through whole simulations took minutes and
+# turned quick kills into CPU-time "timeouts".
+settings.register_profile(
+    "mutation", derandomize=True, database=None, phases=[Phase.explicit, Phase.generate]
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 #: The repository's root directory.
