@@ -29,7 +29,7 @@ class SimState:
     """Everything the simulator tracks. Mutated only by :mod:`sjfbsbf.sim.simulator`."""
 
     def __init__(
-        self, instance: Instance, interference: Interference, restart_overhead: float = 0.0
+        self, instance: Instance, interference: Interference, restart_overhead: float
     ) -> None:
         self.instance = instance
         self.cluster = instance.cluster

@@ -91,7 +91,7 @@ def _view(
     jobs: tuple[Job, ...], *, gpus: int = 1, mem: float = 12.0
 ) -> tuple[SimState, ClusterView]:
     """A state at t = 0 where every job has arrived and waits, and a view of it."""
-    state = SimState(Instance(Cluster(1, gpus, mem), jobs), time_slicing())
+    state = SimState(Instance(Cluster(1, gpus, mem), jobs), time_slicing(), 0.0)
     for i in range(len(jobs)):
         state.status[i] = PENDING
         state.pending.add(i)

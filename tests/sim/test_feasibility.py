@@ -225,7 +225,7 @@ def test_preempt_frees_gpu_within_the_same_decision() -> None:
 def test_check_decision_directly_on_a_fresh_state() -> None:
     """Without the simulator: in a fresh SimState nothing has arrived, so nothing is pending."""
     inst = duration_jobs((0, 1, 10))
-    view = ClusterView(SimState(inst, time_slicing()))
+    view = ClusterView(SimState(inst, time_slicing(), 0.0))
     check_decision(view, Decision(), preemptive=False, sharing=False)
     with pytest.raises(FeasibilityError, match="not pending"):
         check_decision(view, Decision((Start(0, (0,)),)), preemptive=False, sharing=False)

@@ -59,7 +59,7 @@ def running(
 ) -> ClusterView:
     """A view at t = 0 where ``starts`` were applied by the simulator's own state updates."""
     inst = Instance(Cluster(nodes=1, gpus_per_node=gpus, gpu_mem_gb=mem), jobs)
-    state = SimState(inst, interference or time_slicing())
+    state = SimState(inst, interference or time_slicing(), 0.0)
     for i in range(len(jobs)):
         state.status[i] = PENDING  # every job arrived at 0
         state.pending.add(i)

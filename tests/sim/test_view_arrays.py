@@ -256,7 +256,7 @@ def test_a_view_made_without_a_time_is_at_time_zero() -> None:
     """``ClusterView(state)`` reads the state at t = 0 (its documented default): a waiting
     duration-only job of 50 s has 50 s left and all of its work."""
     inst = Instance(Cluster(nodes=1, gpus_per_node=1), (Job(0, 0.0, 1, duration=50.0),))
-    state = SimState(inst, time_slicing())
+    state = SimState(inst, time_slicing(), 0.0)
     state.status[0] = PENDING
     state.pending.add(0)
     view = ClusterView(state)
