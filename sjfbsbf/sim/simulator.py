@@ -135,7 +135,6 @@ class _Run:
         self.view = ClusterView(self.state)
         self.policy = policy
         self.dt = dt
-        self.interval = interval
         self.clock = IntervalClock(interval, dt)
         self.completions: list[tuple[int, int, int]] = []  # (release tick, job index, version)
         # (tick progress resumes, job index, stint): a job's stint is its preemption count when
@@ -273,9 +272,7 @@ class _Run:
     def _refresh(self, jobs: set[int], t: float) -> None:
         """Recompute slowdowns (hence rates and predicted finishes) of running ``jobs`` at t."""
         s = self.state
-        for i in sorted(jobs):
-            if s.status[i] != RUNNING:
-                continue
+        for i in sorted(jobs):  # all running: co-residents of a job that left, or just placed
             s.settle(i, t)
             s.xi[i] = s.slowdown_of(i)
             s.version[i] += 1

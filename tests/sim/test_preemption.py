@@ -78,6 +78,67 @@ def test_stale_restart_event_triggers_no_decision(one_gpu: Callable[..., Instanc
     assert list(jobs.preemptions) == [2, 0, 0]
 
 
+def test_a_stale_restart_event_behind_a_current_one_triggers_nothing() -> None:
+    """An interrupted overhead's end stays stale after its job resumes, and so does an old
+    completion: neither is a tick the simulator processes.
+
+    srtf, 2 GPUs (1 node), 1-GPU jobs, overhead 30 s. A and B (1000 s) start at 0. C1 (99 s)
+    arrives at 10 and preempts B (A and B tie at 990 s: the lower id stays); C2 (100 s) arrives
+    at 11 and preempts A (989 s). C1 runs 10 → 109, C2 11 → 111. At 109 A resumes (989 + 30 s
+    before B's 990 + 30 s), overhead until 139; at 111 B resumes, overhead until 141. D (5 s)
+    arrives at 120 and preempts B inside its overhead (B 990 + 21 s left, A 989 + 19 s); B's
+    overhead end at 141 is stale, and it sits behind A's current one at 139, so it is still in
+    the queue when B resumes at 125 (D done), overhead until 155. At 139 A's overhead ends (a
+    decision); 141 is no event (B runs again, but in a new stint); 155 is. A's first completion
+    (1000) and B's are stale too. A finishes at 139 + 989 = 1128, B at 155 + 990 = 1145.
+    The boundary at 60 is a decision (B waits). Every processed tick is a decision."""
+    jobs = (
+        Job(0, 0, 1, duration=1000),
+        Job(1, 0, 1, duration=1000),
+        Job(2, 10, 1, duration=99),
+        Job(3, 11, 1, duration=100),
+        Job(4, 120, 1, duration=5),
+    )
+    recorder = Recorder(make_policy("srtf"))
+    res = simulate(Instance(Cluster(1, 2, 12.0), jobs), recorder, restart_overhead=30.0)
+    expected = [0, 10, 11, 60, 109, 111, 120, 125, 139, 155, 1128, 1145]
+    assert recorder.times == expected
+    assert list(res.ticks.time) == expected
+    finishes = by_id(res).finish
+    assert list(finishes) == [1128.0, 1145.0, 109.0, 111.0, 125.0]
+    assert list(res.jobs.preemptions) == [1, 2, 0, 0, 0]
+
+
+class WakeEverySecond:
+    """srtf that also asks to be woken a second after every decision."""
+
+    def __init__(self) -> None:
+        self.inner = make_policy("srtf")
+        self.name, self.preemptive, self.sharing = "srtf-awake", True, False
+
+    def decide(self, view: Any) -> Decision:
+        decision = self.inner.decide(view)
+        return Decision(decision.starts, decision.preempts, wake_at=view.time + 1.0)
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+
+def test_the_watchdog_sees_a_resumed_job_work_once_its_overhead_ends(
+    one_gpu: Callable[..., Instance],
+) -> None:
+    """A policy woken every second (each wake-up a decision it is responsible for) beside a job
+    that resumed: the job sits in its overhead 15 → 45 (30 counted decisions, far below the
+    limit 100 + 10 × 2) and then works, which ends the stall at every tick until it finishes.
+
+    Job 0 (1000 s) at 0; job 1 (10 s) at 5 preempts it and runs 5 → 15; job 0 resumes at 15,
+    works from 45 and needs its 995 s: finish 1040. Were the end of its overhead not noticed,
+    the watchdog would count every wake-up from 15 on and stop the run at about 136."""
+    res = simulate(one_gpu((0, 1000), (5, 10)), WakeEverySecond(), restart_overhead=30.0)
+    assert list(by_id(res).finish) == [1040.0, 15.0]
+    assert res.params["decisions"] >= 1040
+
+
 # -- remaining time includes the restart overhead still to pay ---------------------------------
 
 

@@ -235,3 +235,15 @@ def test_accumulation_pays_alpha_per_micro_batch() -> None:
     res = simulate(inst, PlannedSharing({0: ((0,), 4)}))
     assert row(res, 0).finish == pytest.approx(50 * 0.779 * 1.27, rel=1e-12)
     assert row(res, 0).sub_batch == 32
+
+
+def test_the_run_ends_at_the_tick_that_releases_the_last_job() -> None:
+    """tiresias asks to be woken when a running job would cross its first threshold (3250
+    GPU-s, so at 3250 s for a 1-GPU job started at 0). A single 100 s job finishes long before:
+    the run ends at its release tick, 100, and the pending wake-up is not a tick of the run
+    (the per-tick table and the utilisation's span end at 100: utilisation 1)."""
+    inst = Instance(one_gpu_cluster(), (Job(0, 0.0, 1, duration=100.0),))
+    res = simulate(inst, make_policy("tiresias"))
+    assert list(res.ticks.time) == [0.0, 100.0]
+    assert res.metrics["gpu_utilization"] == 1.0
+    assert row(res, 0).finish == 100.0
