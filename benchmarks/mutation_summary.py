@@ -96,6 +96,31 @@ def summarize(
     return rows
 
 
+def markdown_row(row: dict[str, object]) -> str:
+    """One row of docs/testing.md's kill-rate table: module, mutants, detected / judged on the
+    first run, its rate, equivalent, killed since, still surviving, rate now."""
+    detected = int(row["killed"]) + int(row["timeout"])  # type: ignore[call-overload]
+    surviving = int(row["survived"]) + int(row["no tests"])  # type: ignore[call-overload]
+    judged = detected + surviving + int(row["killed since"])  # type: ignore[call-overload]
+    unchecked = int(row["not checked"])  # type: ignore[call-overload]
+    mutants = f"{row['mutants']}" + (f" ({unchecked} not judged)" if unchecked else "")
+
+    def rate(key: str) -> str:
+        return "" if row[key] is None else f"{row[key]:.1f}%"
+
+    cells = (
+        f"`{row['module']}`",
+        mutants,
+        f"{detected} / {judged}",
+        rate("first-run rate"),
+        str(row["equivalent"]),
+        str(row["killed since"]),
+        str(surviving),
+        rate("rate now"),
+    )
+    return "| " + " | ".join(cells) + " |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("prefixes", nargs="*", help="only modules starting with these")
@@ -104,16 +129,29 @@ def main() -> None:
     parser.add_argument(
         "--mutants", type=Path, default=Path("mutants"), help="mutmut's directory (./mutants)"
     )
+    parser.add_argument(
+        "--doc",
+        type=Path,
+        default=ROOT / "docs" / "testing.md",
+        help="where the verdicts are (docs/testing.md of this checkout)",
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the rows as docs/testing.md's table"
+    )
     args = parser.parse_args()
     results = module_results(args.mutants)
     if args.prefixes:
         results = {m: r for m, r in results.items() if any(m.startswith(p) for p in args.prefixes)}
-    verdict = verdicts()
+    verdict = verdicts(args.doc)
     rows = summarize(results, verdict)
     header = ("module", *COLUMNS, *RATES)
-    print(" | ".join(header))
-    for row in rows:
-        print(" | ".join("" if row[h] is None else str(row[h]) for h in header))
+    if args.markdown:
+        for row in rows:
+            print(markdown_row(row))
+    else:
+        print(" | ".join(header))
+        for row in rows:
+            print(" | ".join("" if row[h] is None else str(row[h]) for h in header))
     if args.csv:
         with args.csv.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=header)
