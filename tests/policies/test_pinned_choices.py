@@ -233,6 +233,19 @@ def test_sjf_ffs_counts_its_outcomes() -> None:
     assert result.stats["outcomes"] == {"alone": 2, "share": 2, "wait": 3}
 
 
+def test_sjf_ffs_counts_a_job_no_option_fits_as_waiting() -> None:
+    """One GPU with 1e-7 GB too little room for a second job beside the first: the second finds
+    a GPU with a single job but no option that fits its memory, and waits at its arrival (10 s)
+    and at the interval decision of 60 s, then starts alone when the first finishes at 100 s."""
+    jobs = (Job(0, 0.0, 1, duration=100.0), Job(1, 10.0, 1, duration=100.0))
+    mem = look_at(Instance(ONE_GPU, jobs), {0: ((0,), 1)}, 10.0, lambda v: v.memory_gb(1, 1))
+    cluster = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=2.0 * mem - 1e-7)
+    policy = SjfFfs()
+    result = simulate(Instance(cluster, jobs), policy)
+    assert list(result.jobs.sort_values("job_id")["start"]) == [0.0, 100.0]
+    assert result.stats["outcomes"] == {"alone": 2, "wait": 2}
+
+
 # -- attained service ---------------------------------------------------------------------------
 def test_attained_service_is_gpu_seconds_after_a_mid_run_settle() -> None:
     """A 2-GPU job runs from 0 s; at 50 s a sharer joins one of its GPUs (its progress and
@@ -275,14 +288,18 @@ def test_sjf_bsbf_records_each_sharing_round_with_its_summed_benefit() -> None:
     assert result.stats["outcomes"]["share"] == 1 and result.stats["share_accumulation"] == {4: 1}
 
 
-def test_a_round_that_starts_two_shares_scores_their_sum() -> None:
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_round_that_starts_two_shares_scores_their_sum(compiled: bool) -> None:
     """Two identical vgg16 hosts on two GPUs; two identical vgg16 jobs arrive at 10 s and each
-    shares with one host (s = 4): one round scoring twice the pair benefit."""
+    shares with one host (s = 4): one round scoring twice the pair benefit. Step by step (two
+    hosts are too few for the compiled pass) and in one compiled pass (forced), which returns
+    both scores at once (docs/model.md §6)."""
     jobs = (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 10.0, 300), vgg16(3, 10.0, 300))
     instance = Instance(TWO_GPUS, jobs)
     hosts = {0: ((0,), 1), 1: ((1,), 1)}
     benefit = look_at(instance, hosts, 10.0, lambda view: expected_benefit(view, 2, 4, 0, 1))
     policy = SjfBsbf()
+    policy.compiled = compiled
     result = simulate(instance, policy)
     jobs_table = result.jobs.set_index("job_id")
     assert list(jobs_table.loc[[2, 3], "start"]) == [10.0, 10.0]
