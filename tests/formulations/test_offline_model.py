@@ -82,6 +82,19 @@ def test_tiny_cases_exercise_sharing() -> None:
     assert sub is not None and max(e.accumulation for e in sub) > 1
 
 
+def test_a_replay_keeps_progress_segments_only_when_asked() -> None:
+    """Replays score a schedule without the segment table (the solvers replay every schedule);
+    the Gantt view asks for it, and then every job's segments cover its run up to its finish."""
+    result = solve_offline(tiny("mixed"), dt=DT)
+    assert result.schedule is not None
+    assert result.replay().segments is None
+    assert replay(result.instance, result.schedule, DT).segments is None
+    kept = result.replay(record_segments=True)
+    assert kept.segments is not None
+    last_end = kept.segments.groupby("job_id")["end"].max()
+    assert last_end.to_dict() == kept.jobs.set_index("job_id")["finish"].to_dict()
+
+
 def test_replayed_optimum_matches_model(backend: str) -> None:
     """The simulator's score of the optimal schedule equals the model's objective (tolerance)."""
     instance = tiny("mixed")
