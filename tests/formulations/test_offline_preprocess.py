@@ -9,12 +9,16 @@ unit), and the last slot's time is counted in ``round(dt / resolution)`` units (
 from __future__ import annotations
 
 import math
+import sys
 
 import pytest
 
 from formulations.offline import preprocess
+from formulations.offline.heuristic import best_heuristic
 from formulations.offline.progress import TIME_RESOLUTION_S, WORK_UNITS_PER_SLOT
+from formulations.offline.size import ModelTooLarge
 from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.presets import mps, time_slicing
 
 ONE_GPU = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=16.0)
 
@@ -80,3 +84,81 @@ def test_the_heuristic_bounds_the_windows_by_default() -> None:
     assert bounded.upper_bound_total >= bounded.heuristic.total_jct
     unbounded = preprocess(instance, 60.0, use_heuristic_bound=False)
     assert unbounded.heuristic is None and unbounded.upper_bound_total is None
+
+
+def test_the_tolerance_is_the_mean_of_the_jobs_tolerances() -> None:
+    instance = Instance(ONE_GPU, (Job(0, 0.0, 1, duration=130.0), Job(1, 0.0, 1, duration=70.0)))
+    data = preprocess(instance, 60.0)
+    assert min(data.job_tolerance_s) > 0
+    assert data.tolerance_s == sum(data.job_tolerance_s) / 2
+
+
+def test_the_lower_bound_adds_each_jobs_fastest_time_from_its_arrival() -> None:
+    """Two 150 s jobs on two GPUs, one arriving at 30 s (released at the 60 s tick): each job's
+    bound is its wait for the tick plus 2.5 slots alone, 150 + (30 + 150) = 330 s; the SRPT bound
+    on one machine of speed 2 is lower (75 + 135 = 210 s, less the arrivals)."""
+    two = Cluster(nodes=1, gpus_per_node=2, gpu_mem_gb=16.0)
+    instance = Instance(two, (Job(0, 0.0, 1, duration=150.0), Job(1, 30.0, 1, duration=150.0)))
+    assert preprocess(instance, 60.0).lower_bound_total == pytest.approx(330.0, abs=1e-9)
+
+
+def test_the_heuristic_runs_under_the_given_interference() -> None:
+    """Under MPS a 2-job GPU pair is cheap, so the heuristics' best schedule differs from time
+    slicing's; preprocessing keeps the one of the model it was given."""
+    jobs = (Job(0, 0.0, 1, duration=1000.0), Job(1, 10.0, 1, duration=100.0))
+    instance = Instance(ONE_GPU, jobs)
+    runs = {
+        name: preprocess(instance, 60.0, interference=model).heuristic
+        for name, model in (("mps", mps()), ("slicing", time_slicing()))
+    }
+    assert runs["mps"] is not None and runs["slicing"] is not None
+    assert runs["mps"].total_jct == best_heuristic(instance, 60.0, mps()).total_jct
+    assert runs["mps"].total_jct != runs["slicing"].total_jct
+
+
+# -- the model's size, checked twice (formulations/offline/size.py) ------------------------------
+def _days(count: int, gpus: int, days: float = 2.0) -> Instance:
+    """``count`` one-GPU duration-only jobs of ``days`` days on ``gpus`` GPUs (one node)."""
+    cluster = Cluster(nodes=1, gpus_per_node=gpus, gpu_mem_gb=16.0)
+    jobs = tuple(Job(j, 0.0, 1, duration=days * 86400.0) for j in range(count))
+    return Instance(cluster, jobs)
+
+
+def test_a_model_too_large_from_data_alone_is_refused_before_the_heuristics_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two 2-day jobs on two GPUs need 2880 slots of 60 s at least: 2·2880·2 + 2880 = 14,400
+    cells, above a limit of 10,000, refused without simulating a heuristic."""
+
+    def no_heuristic(*args: object) -> None:
+        raise AssertionError("the heuristics ran")
+
+    monkeypatch.setattr(
+        sys.modules["formulations.offline.preprocess"], "best_heuristic", no_heuristic
+    )
+    with pytest.raises(ModelTooLarge, match="14,400 cells"):
+        preprocess(_days(2, 2), 60.0, max_cells=10_000)
+
+
+def test_the_first_size_check_counts_a_given_horizon() -> None:
+    """A year-long job (525,600 slots) in a 10-slot horizon is a small model (infeasible)."""
+    data = preprocess(_days(1, 1, days=365.0), 60.0, horizon=10, use_heuristic_bound=False)
+    assert data.infeasible is not None and data.infeasible.endswith("horizon ends at slot 9")
+
+
+def test_jobs_side_by_side_fit_by_the_heuristics_schedule() -> None:
+    """Four 2-day jobs side by side on four GPUs: 2880 slots by the heuristics (63,360 cells);
+    the horizon without a bound, the sum of their durations (11,520 slots, 253,440 cells), would
+    not fit a limit of 100,000."""
+    data = preprocess(_days(4, 4), 60.0, max_cells=100_000)
+    assert data.heuristic is not None
+
+
+def test_a_model_too_large_by_the_heuristics_schedule_is_refused() -> None:
+    """Two 2-day jobs one after the other on one GPU: 2880 slots at least (8,640 cells) fit a
+    limit of 10,000, the heuristics' 5760 slots (17,280 cells) do not; in a horizon of 100 slots
+    the model is small."""
+    with pytest.raises(ModelTooLarge, match="17,280 cells"):
+        preprocess(_days(2, 1), 60.0, max_cells=10_000)
+    short = preprocess(_days(2, 1), 60.0, max_cells=10_000, horizon=100)
+    assert short.infeasible is not None and short.infeasible.endswith("horizon ends at slot 99")
