@@ -162,3 +162,24 @@ def test_a_model_too_large_by_the_heuristics_schedule_is_refused() -> None:
         preprocess(_days(2, 1), 60.0, max_cells=10_000)
     short = preprocess(_days(2, 1), 60.0, max_cells=10_000, horizon=100)
     assert short.infeasible is not None and short.infeasible.endswith("horizon ends at slot 99")
+
+
+def test_the_upper_bound_is_the_heuristics_total_plus_the_tolerances_and_a_margin() -> None:
+    """UB = H + Σ tol_j + 1e-6·H + 1e-6 s (docs/formulations.md §2.2)."""
+    instance = Instance(ONE_GPU, (Job(0, 0.0, 1, duration=130.0), Job(1, 0.0, 1, duration=70.0)))
+    data = preprocess(instance, 60.0)
+    assert data.heuristic is not None
+    total = data.heuristic.total_jct
+    assert total == best_heuristic(instance, 60.0, time_slicing()).total_jct
+    expected = total + sum(data.job_tolerance_s) + 1e-6 * total + 1e-6
+    assert data.upper_bound_total == expected
+
+
+@pytest.mark.parametrize(("horizon", "kept"), [(None, True), (4, True), (3, True), (2, False)])
+def test_the_heuristic_bounds_a_given_horizon_only_if_its_schedule_fits(
+    horizon: int | None, kept: bool
+) -> None:
+    """A 150 s job at 60 s slots is released at the 180 s tick: its last slot is slot 2, inside
+    a horizon of 3 slots (0-2), not of 2."""
+    data = preprocess(one_job(150.0), 60.0, horizon=horizon)
+    assert (data.heuristic is not None, data.upper_bound_total is not None) == (kept, kept)
