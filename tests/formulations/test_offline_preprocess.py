@@ -183,3 +183,26 @@ def test_the_heuristic_bounds_a_given_horizon_only_if_its_schedule_fits(
     a horizon of 3 slots (0-2), not of 2."""
     data = preprocess(one_job(150.0), 60.0, horizon=horizon)
     assert (data.heuristic is not None, data.upper_bound_total is not None) == (kept, kept)
+
+
+def test_the_lower_bound_takes_srpt_when_it_is_higher() -> None:
+    """One GPU: a 300 s job at 0 s and a 60 s job arriving at 30 s (released at 60 s). Per job,
+    300 + (30 + 60) = 390 s. Preemptive SRPT at speed θ (the GPU's best throughput): the long
+    job runs until 60 s, the short one then ends at 60 + 60/θ and the long one at 360/θ, in all
+    30 + 420/θ s after the arrivals, which is higher while θ < 7/6."""
+    jobs = (Job(0, 0.0, 1, duration=300.0), Job(1, 30.0, 1, duration=60.0))
+    data = preprocess(Instance(ONE_GPU, jobs), 60.0)
+    theta = data.throughput
+    assert 1.0 <= theta < 7.0 / 6.0
+    assert data.lower_bound_total == pytest.approx(30.0 + 420.0 / theta, rel=1e-12)
+
+
+def test_the_heuristics_bound_ends_the_window() -> None:
+    """One 150 s job: with no other job, its last slot is ⌊(a + UB) / dt⌋ = ⌊150.01 / 60⌋ = 2,
+    its first possible end; without the heuristic's bound the window runs to the job's slowest
+    duration plus a slot, later."""
+    bounded = preprocess(one_job(150.0), 60.0)
+    assert bounded.upper_bound_total is not None
+    assert bounded.jobs[0].last_end == math.floor(bounded.upper_bound_total / 60.0) == 2
+    unbounded = preprocess(one_job(150.0), 60.0, use_heuristic_bound=False)
+    assert unbounded.jobs[0].last_end > 2
