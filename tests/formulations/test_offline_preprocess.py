@@ -99,7 +99,9 @@ def test_the_lower_bound_adds_each_jobs_fastest_time_from_its_arrival() -> None:
     on one machine of speed 2 is lower (75 + 135 = 210 s, less the arrivals)."""
     two = Cluster(nodes=1, gpus_per_node=2, gpu_mem_gb=16.0)
     instance = Instance(two, (Job(0, 0.0, 1, duration=150.0), Job(1, 30.0, 1, duration=150.0)))
-    assert preprocess(instance, 60.0).lower_bound_total == pytest.approx(330.0, abs=1e-9)
+    data = preprocess(instance, 60.0)
+    assert [job.min_jct_s for job in data.jobs] == pytest.approx([150.0, 180.0], abs=1e-9)
+    assert data.lower_bound_total == pytest.approx(330.0, abs=1e-9)
 
 
 def test_the_heuristic_runs_under_the_given_interference() -> None:
@@ -204,5 +206,28 @@ def test_the_heuristics_bound_ends_the_window() -> None:
     bounded = preprocess(one_job(150.0), 60.0)
     assert bounded.upper_bound_total is not None
     assert bounded.jobs[0].last_end == math.floor(bounded.upper_bound_total / 60.0) == 2
+    # It needs 3 slots (2.5 rounded up), so it starts in slot 0 at the latest.
+    assert (bounded.jobs[0].first_start, bounded.jobs[0].last_start) == (0, 0)
     unbounded = preprocess(one_job(150.0), 60.0, use_heuristic_bound=False)
-    assert unbounded.jobs[0].last_end > 2
+    job = unbounded.jobs[0]
+    assert job.last_end > 2 and job.last_start == job.last_end - 3 + 1
+
+
+def test_the_data_carries_the_interference_it_was_computed_for() -> None:
+    assert preprocess(one_job(60.0), 60.0).interference == time_slicing()
+    assert preprocess(one_job(60.0), 60.0, interference=mps()).interference == mps()
+
+
+def test_a_job_links_its_spanning_choice_only_if_it_has_both() -> None:
+    """Two nodes of two GPUs and vgg16 jobs (a model with a batch: spanning nodes changes its
+    duration): a 2-GPU job may run inside a node or across both (both kinds of option), a 1-GPU
+    job only inside one, a 4-GPU job only across both."""
+    cluster = Cluster(nodes=2, gpus_per_node=2, gpu_mem_gb=16.0)
+    jobs = tuple(Job(j, 0.0, g, "vgg16", 16, 100) for j, g in enumerate((1, 2, 4)))
+    data = preprocess(Instance(cluster, jobs), 60.0)
+    assert [job.link_spans for job in data.jobs] == [False, True, False]
+    assert [sorted({o.spans for o in job.options}) for job in data.jobs] == [
+        [False],
+        [False, True],
+        [True],
+    ]
