@@ -67,6 +67,32 @@ def test_retuning_a_host_refreshes_its_facts_and_makes_no_new_host() -> None:
     assert room == pytest.approx(12.0 - memory, rel=1e-12)
 
 
+def test_a_retune_refreshes_the_free_memory_of_single_gpus() -> None:
+    """Job 0 runs alone at s = 2 on GPU 0; jobs 1 and 2 share GPU 1. Asked before and after job 0
+    returns to s = 1, the GPUs with one job are GPU 0 (and the idle GPU 2 is not one), and GPU
+    0's free memory is the capacity less job 0's memory at the accumulation it has then."""
+    jobs = (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 0.0, 1000), vgg16(3, 10.0, 50))
+    plan = {0: ((0,), 2), 1: ((1,), 1), 2: ((1,), 1)}
+
+    def look(view: ClusterView) -> tuple[list[int], list[float], list[float], float, float]:
+        board = Board.from_view(view)
+        ids, before = board.singles()
+        board.retune(0, 1)
+        after_ids, after = board.singles()
+        assert after_ids.tolist() == ids.tolist()
+        return (
+            ids.tolist(),
+            before.tolist(),
+            after.tolist(),
+            *(view.memory_gb(0, s) for s in (2, 1)),
+        )
+
+    ids, before, after, at_2, at_1 = look_at(Instance(THREE_GPUS, jobs), plan, 10.0, look)
+    assert ids == [0] and at_1 > at_2
+    assert before == [pytest.approx(12.0 - at_2, rel=1e-12)]
+    assert after == [pytest.approx(12.0 - at_1, rel=1e-12)]
+
+
 class _Flat:
     """A non-contention interference model: every pair slows by 1.2."""
 
