@@ -12,7 +12,7 @@ from probe import THREE_GPUS, look_at, vgg16
 
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance, Job
-from sjfbsbf.policies.board import Board
+from sjfbsbf.policies.board import Board, HostInfo
 from sjfbsbf.sim.view import ClusterView
 
 
@@ -91,6 +91,41 @@ def test_a_retune_refreshes_the_free_memory_of_single_gpus() -> None:
     assert ids == [0] and at_1 > at_2
     assert before == [pytest.approx(12.0 - at_2, rel=1e-12)]
     assert after == [pytest.approx(12.0 - at_1, rel=1e-12)]
+
+
+def test_a_job_started_alone_becomes_a_host_at_its_accumulation() -> None:
+    """Job 0 hosts on GPU 0; jobs 1 and 2 share GPU 1; GPU 2 is idle. Job 3 starts alone on GPU 2
+    at s = 2 after the hosts were read: it is a host now, with its facts at s = 2."""
+    jobs = (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 0.0, 1000), vgg16(3, 10.0, 50))
+    plan = {0: ((0,), 2), 1: ((1,), 1), 2: ((1,), 1)}
+
+    def look(view: ClusterView) -> tuple[set[int], set[int], int, HostInfo, float, float]:
+        board = Board.from_view(view)
+        before = set(board.hosts())
+        board.start(3, (2,), 2)
+        hosts = board.hosts()
+        at_2 = view.remaining_exclusive(3, 2)
+        return before, set(hosts), board.accumulation(3), hosts[3], at_2, view.memory_gb(3, 2)
+
+    before, after, accumulation, info, at_2, memory = look_at(
+        Instance(THREE_GPUS, jobs), plan, 10.0, look
+    )
+    assert (before, after, accumulation) == ({0}, {0, 3}, 2)
+    assert info.gpus == (2,) and info.remaining == at_2
+    assert info.room == pytest.approx(12.0 - memory, rel=1e-12)
+
+
+def test_a_share_started_before_the_hosts_are_read_ends_both_as_hosts() -> None:
+    """Job 3 shares job 0's GPU before anything asked for the hosts: neither is a host then."""
+    jobs = (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 0.0, 1000), vgg16(3, 10.0, 50))
+    plan = {0: ((0,), 2), 1: ((1,), 1), 2: ((1,), 1)}
+
+    def look(view: ClusterView) -> set[int]:
+        board = Board.from_view(view)
+        board.start(3, (0,), 2)
+        return set(board.hosts())
+
+    assert look_at(Instance(THREE_GPUS, jobs), plan, 10.0, look) == set()
 
 
 class _Flat:
