@@ -23,7 +23,7 @@ from sjfbsbf.core.interference_table import GavelThroughputs
 from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.core.presets import gavel_fitted, make_interference
 from sjfbsbf.experiments.sweep import RunSpec, execute
-from sjfbsbf.policies import make_policy
+from sjfbsbf.policies import SjfBsbf, make_policy
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.view import ClusterView
@@ -105,6 +105,20 @@ def test_forbidden_pair_never_shares(policy: str, measured: MeasuredTableModel) 
     assert jobs["partners"].tolist() == ["", ""]  # never co-located
     assert res.metrics["shared_gpu_time_share"] == 0.0
     assert measured.fallback_pairs() == ()
+
+
+def test_sjf_bsbf_estimates_with_numpy_under_a_sharing_rule(measured: MeasuredTableModel) -> None:
+    """The compiled estimate serves contention models only: with it forced on, SJF-BSBF under a
+    measured table (a sharing rule, no contention parameters) decides as with numpy alone."""
+    results = []
+    for compiled in (True, False):
+        policy = SjfBsbf()
+        policy.compiled = compiled
+        res = simulate(Instance(ONE_GPU, JOBS), policy, interference=measured)
+        results.append((res.jobs, res.stats))
+    (jobs, stats), (numpy_jobs, numpy_stats) = results
+    assert jobs.equals(numpy_jobs) and stats == numpy_stats
+    assert jobs["partners"].tolist() == ["", ""]
 
 
 class Scripted:

@@ -118,6 +118,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"max_partners": 1},
     {"threshold": 60.0},
     {"wait_aware": True},
+    {"wait_aware": True, "retune": True},  # step by step (not one pass), with retunes
 ]
 
 
