@@ -273,6 +273,35 @@ class WakeOnly:
         return {}
 
 
+class Idle:
+    """A bad policy: never starts anything and asks for nothing."""
+
+    name = "idle"
+    preemptive = False
+    sharing = False
+
+    def decide(self, view: Any) -> Decision:
+        return Decision()
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+
+def test_a_policy_that_leaves_the_cluster_idle_is_stopped_after_the_last_arrival(
+    one_gpu: Callable[..., Instance],
+) -> None:
+    """Jobs arrive at 0 and 100 on one idle GPU and the policy starts neither. At 0 a job is
+    still to arrive (it may be what the policy waits for); at 100 nothing else can happen: the
+    run stops there, in one line naming the time, the waiting jobs and the policy."""
+    recorder = Recorder(Idle())
+    with pytest.raises(SchedulingError) as error:
+        simulate(one_gpu((0, 10), (100, 10)), recorder)
+    assert str(error.value) == (
+        "t=100.0: 2 jobs wait on an idle cluster and policy 'idle' starts none of them"
+    )
+    assert recorder.times == [0.0, 60.0, 100.0]
+
+
 def test_watchdog_stops_a_policy_that_preempts_and_restarts_forever(
     one_gpu: Callable[..., Instance],
 ) -> None:

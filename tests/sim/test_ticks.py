@@ -284,6 +284,15 @@ def test_interval_decisions_when_dt_does_not_divide_interval() -> None:
     assert (jobs.loc[1].start, jobs.loc[1].finish) == (504.0, 514.0)
 
 
+def test_no_interval_decision_while_nothing_waits() -> None:
+    """One 500 s job alone: asked at its arrival and at its completion only; the interval
+    boundaries (60 s, 120 s, ...) ask the policy only while some job waits (docs/model.md §4)."""
+    recorder = Recorder(make_policy("fifo"))
+    jobs = (Job(0, 0.0, 1, duration=500.0),)
+    simulate(Instance(Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=12.0), jobs), recorder)
+    assert recorder.times == [0.0, 500.0]
+
+
 def _first_tick(t: Fraction, dt: Fraction, tol: float) -> int:
     """Brute force, exact: the smallest k >= 0 with k·dt >= t − tol."""
     k = 0
