@@ -83,7 +83,15 @@ def test_better_plan_keeps_the_strictly_better_score() -> None:
 
 
 # -- SJF-BSBF on a probed state -----------------------------------------------------------------
-def test_sjf_bsbf_takes_the_best_hosts_first_by_their_benefit() -> None:
+def _sjf_bsbf_full(compiled: bool) -> SjfBsbf:
+    """SJF-BSBF at the full batch only, estimating compiled or with numpy (the same plans)."""
+    policy = SjfBsbf(sub_batch="full")
+    policy.compiled = compiled
+    return policy
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_sjf_bsbf_takes_the_best_hosts_first_by_their_benefit(compiled: bool) -> None:
     """Three vgg16 hosts of different lengths on three GPUs; a 2-GPU vgg16 arrives at 10 s.
 
     All three pair benefits are positive and distinct; the plan takes the best two, best first.
@@ -94,7 +102,7 @@ def test_sjf_bsbf_takes_the_best_hosts_first_by_their_benefit() -> None:
     )
 
     def look(view: ClusterView) -> tuple[SharePlan | None, dict[int, float]]:
-        plan = SjfBsbf(sub_batch="full").best_plan(view, Board.from_view(view), 3)
+        plan = _sjf_bsbf_full(compiled).best_plan(view, Board.from_view(view), 3)
         return plan, {h: expected_benefit(view, 3, 1, h, 1) for h in (0, 1, 2)}
 
     plan, benefit = look_at(instance, {j: ((j,), 1) for j in (0, 1, 2)}, 10.0, look)
@@ -106,12 +114,13 @@ def test_sjf_bsbf_takes_the_best_hosts_first_by_their_benefit() -> None:
     assert plan.score == pytest.approx(benefit[ranked[0]] + benefit[ranked[1]], rel=1e-12)
 
 
-def test_sjf_bsbf_ties_between_equal_hosts_go_to_the_lowest_id() -> None:
+@pytest.mark.parametrize("compiled", [False, True])
+def test_sjf_bsbf_ties_between_equal_hosts_go_to_the_lowest_id(compiled: bool) -> None:
     """Two identical hosts, job 0 on GPU 1 and job 1 on GPU 0: the sharer joins job 0's GPU."""
     instance = Instance(TWO_GPUS, (vgg16(0, 0.0, 1000), vgg16(1, 0.0, 1000), vgg16(2, 10.0, 300)))
 
     def look(view: ClusterView) -> tuple[SharePlan | None, float, float]:
-        plan = SjfBsbf(sub_batch="full").best_plan(view, Board.from_view(view), 2)
+        plan = _sjf_bsbf_full(compiled).best_plan(view, Board.from_view(view), 2)
         return plan, expected_benefit(view, 2, 1, 0, 1), expected_benefit(view, 2, 1, 1, 1)
 
     plan, b0, b1 = look_at(instance, {0: ((1,), 1), 1: ((0,), 1)}, 10.0, look)
