@@ -33,6 +33,19 @@ def test_srpt_preempts_for_a_smaller_job_at_its_release() -> None:
     assert srpt_total([0.0, 0.5], [10.0, 1.0], 1.0) == 12.5
 
 
+def test_srpt_preempts_at_the_speed_of_the_machine() -> None:
+    """Speed 2: size 10 from 1 s has 9 left when size 1 is released at 1.5 s; that one ends at
+    2 s, the first at 2 + 9 / 2 = 6.5 s."""
+    assert srpt_total([1.0, 1.5], [10.0, 1.0], 2.0) == 2.0 + 6.5
+
+
+def test_srpt_ends_a_job_exactly_at_a_release_without_a_sliver_left() -> None:
+    """Size 0.7 at speed 0.3 ends at f = 0.7 / 0.3, exactly when size 1 is released: it ends
+    there (not preempted with a float residue of work), the second at f + 1 / 0.3."""
+    f = 0.7 / 0.3
+    assert srpt_total([0.0, f], [0.7, 1.0], 0.3) == f + (f + 1.0 / 0.3)
+
+
 def test_srpt_takes_the_jobs_in_release_order_whatever_their_index() -> None:
     """Size 1 released at 10 (listed first) and size 100 released at 0: the large one runs from
     0, the small one preempts at 10 and ends at 11, the large one ends at 101."""
