@@ -20,7 +20,7 @@ from formulations.offline.progress import (
     slot_progress,
     throughput,
 )
-from sjfbsbf.core.interference import Occupant
+from sjfbsbf.core.interference import Interference, Occupant
 from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.core.perf import memory_gb
 from sjfbsbf.core.presets import time_slicing
@@ -133,17 +133,24 @@ def test_a_jobs_tolerance_is_a_time_unit_plus_a_unit_of_work_per_slot_run() -> N
     assert tolerance == pytest.approx(0.01 + 6 * 0.3, rel=1e-12)
 
 
+def _theta(instance: Instance, model: Interference) -> float:
+    """θ of ``instance``'s jobs, 1000 work units each, at 60 s slots."""
+    tables = profiles(instance)
+    occupied = occupants(instance, tables)
+    options = [
+        job_options(instance, j, p, 1000, 60.0) for j, p in zip(instance.jobs, tables, strict=True)
+    ]
+    tops = [max(o.alone for o in opts) for opts in options]
+    return throughput(instance, options, occupied, [1000] * len(tops), tops, model, 60.0)
+
+
 def _pair(capacity: float) -> tuple[float, float]:
     """θ of two identical duration-only jobs on one GPU of ``capacity`` GB, and their ξ."""
     jobs = (Job(0, 0.0, 1, duration=600.0), Job(1, 0.0, 1, duration=600.0))
     instance = Instance(Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=capacity), jobs)
-    tables = profiles(instance)
-    occupied = occupants(instance, tables)
-    options = [job_options(instance, j, p, 1000, 60.0) for j, p in zip(jobs, tables, strict=True)]
-    tops = [max(o.alone for o in opts) for opts in options]
+    occupied = occupants(instance, profiles(instance))
     model = time_slicing()
-    theta = throughput(instance, options, occupied, [1000, 1000], tops, model, 60.0)
-    return theta, model.slowdown(occupied[0][1], occupied[1][1])
+    return _theta(instance, model), model.slowdown(occupied[0][1], occupied[1][1])
 
 
 def test_theta_is_the_best_pairs_throughput_when_the_pair_fits_to_the_tolerance() -> None:
@@ -165,9 +172,5 @@ def test_theta_counts_no_pair_the_sharing_rule_forbids() -> None:
     cluster = Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=16.0)
     jobs = (Job(0, 0.0, 1, "vgg16", 16, 100), Job(1, 0.0, 1, "a2c", 64, 100))
     instance = Instance(cluster, jobs)
-    tables = profiles(instance)
-    options = [job_options(instance, j, p, 1000, 60.0) for j, p in zip(jobs, tables, strict=True)]
-    tops = [max(o.alone for o in opts) for opts in options]
-    occupied = occupants(instance, tables)
-    assert throughput(instance, options, occupied, [1000, 1000], tops, time_slicing(), 60.0) > 1
-    assert throughput(instance, options, occupied, [1000, 1000], tops, _Forbidding(), 60.0) == 1
+    assert _theta(instance, time_slicing()) > 1
+    assert _theta(instance, _Forbidding()) == 1
