@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy
+from sjfbsbf.sim.metrics import METRIC_LABELS, compute_metrics
 from sjfbsbf.sim.simulator import simulate
 
 
@@ -30,3 +32,41 @@ def test_utilization_of_a_half_idle_cluster() -> None:
     instance = Instance(Cluster(nodes=1, gpus_per_node=2), (Job(0, 0.0, 1, duration=100.0),))
     result = simulate(instance, make_policy("sjf"))
     assert result.metrics["gpu_utilization"] == pytest.approx(0.5)
+
+
+def _jobs(jcts: list[float], arrivals: list[float]) -> pd.DataFrame:
+    finish = [a + j for a, j in zip(arrivals, jcts, strict=True)]
+    queue = [j / 10 for j in jcts]
+    return pd.DataFrame(
+        {"arrival": arrivals, "finish": finish, "jct": jcts, "queueing_delay": queue}
+    )
+
+
+def _ticks(durations: list[float], busy: list[int], shared: list[int]) -> pd.DataFrame:
+    times = [sum(durations[:i]) for i in range(len(durations))]
+    return pd.DataFrame(
+        {"time": times, "duration": durations, "busy_gpus": busy, "shared_gpus": shared}
+    )
+
+
+def test_every_metric_of_a_table_by_hand() -> None:
+    """JCTs 0, 1, …, 100 (percentiles land on values: p50 = 50, p95 = 95, p99 = 99) arriving
+    from 5 s on; ticks of 2 s and 3 s with 4 and 2 busy GPUs of 8, 3 and 1 of them shared:
+    busy 4·2 + 2·3 = 14 GPU-s over 8 × 5; shared 3·2 + 1·3 = 9 of the 14."""
+    jcts = [float(j) for j in range(101)]
+    arrivals = [5.0 + 0.5 * i for i in range(101)]
+    metrics = compute_metrics(_jobs(jcts, arrivals), _ticks([2.0, 3.0], [4, 2], [3, 1]), 8)
+    assert list(metrics) == list(METRIC_LABELS)
+    assert metrics["avg_jct"] == pytest.approx(50.0)
+    assert (metrics["p50_jct"], metrics["p95_jct"], metrics["p99_jct"]) == (50.0, 95.0, 99.0)
+    assert metrics["makespan"] == pytest.approx(5.0 + 50.0 + 100.0 - 5.0)
+    assert metrics["avg_queueing_delay"] == pytest.approx(5.0)
+    assert metrics["gpu_utilization"] == pytest.approx(14 / 40)
+    assert metrics["shared_gpu_time_share"] == pytest.approx(9 / 14)
+
+
+def test_a_table_with_no_busy_time_has_zero_utilization_and_sharing() -> None:
+    metrics = compute_metrics(_jobs([0.0], [3.0]), _ticks([], [], []), 4)
+    assert metrics["gpu_utilization"] == 0.0
+    assert metrics["shared_gpu_time_share"] == 0.0
+    assert metrics["makespan"] == 0.0
