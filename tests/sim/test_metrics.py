@@ -70,3 +70,11 @@ def test_a_table_with_no_busy_time_has_zero_utilization_and_sharing() -> None:
     assert metrics["gpu_utilization"] == 0.0
     assert metrics["shared_gpu_time_share"] == 0.0
     assert metrics["makespan"] == 0.0
+
+
+def test_a_run_shorter_than_a_second_is_still_measured() -> None:
+    """One tick of 0.5 s on one GPU, busy and shared: utilisation 1, all of it shared (busy
+    GPU-time and span below 1 are not zero)."""
+    metrics = compute_metrics(_jobs([0.5], [0.0]), _ticks([0.5], [1], [1]), 1)
+    assert metrics["gpu_utilization"] == 1.0
+    assert metrics["shared_gpu_time_share"] == 1.0
