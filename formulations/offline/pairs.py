@@ -45,15 +45,18 @@ def job_pairs(
                 fits = allowed and occ_i.memory_gb + occ_k.memory_gb <= mem_cap
                 xi_i = model.slowdown(occ_i, occ_k) if allowed else math.inf
                 xi_k = model.slowdown(occ_k, occ_i) if allowed else math.inf
-                prog_i = slot_progress(works[i], dt, opt_i.duration_s, xi_i) if fits else 0
-                prog_k = slot_progress(works[k], dt, opt_k.duration_s, xi_k) if fits else 0
+                # A pair that does not fit never co-runs: each keeps its progress alone.
+                prog_i, prog_k = opt_i.alone, opt_k.alone
+                if fits:
+                    prog_i = min(slot_progress(works[i], dt, opt_i.duration_s, xi_i), prog_i)
+                    prog_k = min(slot_progress(works[k], dt, opt_k.duration_s, xi_k), prog_k)
                 combos.append(
                     PairOption(
                         first_option=oi,
                         second_option=ok,
                         fits=fits,
-                        first_progress=min(prog_i, opt_i.alone) if fits else opt_i.alone,
-                        second_progress=min(prog_k, opt_k.alone) if fits else opt_k.alone,
+                        first_progress=prog_i,
+                        second_progress=prog_k,
                         first_slowdown=xi_i,
                         second_slowdown=xi_k,
                     )
