@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from hand_cases import REL, XI_GENERIC
+
 from sjfbsbf.core.model import Cluster, Instance, Job
 from sjfbsbf.policies import make_policy
 from sjfbsbf.sim.decision import Decision, Start
@@ -63,6 +66,17 @@ def test_the_epoch_changes_with_every_start_and_only_then_between_interval_decis
     assert epochs[180.0] == epochs[120.0]
 
 
+def test_the_epoch_read_after_an_arrival_differs_from_the_one_before_the_last_start() -> None:
+    """Three GPUs, jobs arriving at 0, 30 and 90: each decision starts the new job, so every
+    decision reads a different epoch (an arrival and a start in between each two)."""
+    jobs = tuple(Job(i, a, 1, duration=1000.0) for i, a in enumerate((0.0, 30.0, 90.0)))
+    policy = OnePerDecision()
+    simulate(Instance(Cluster(nodes=1, gpus_per_node=3), jobs), policy)
+    first = policy.seen[:3]  # then the completions at 1000, 1030 and 1090
+    assert [t for t, _ in first] == [0.0, 30.0, 90.0]
+    assert len({e for _, e in first}) == 3
+
+
 def test_the_progress_callback_hears_every_completion_with_the_job_count() -> None:
     """Three jobs finish at three different ticks: the callback hears (1, 3), (2, 3), (3, 3)."""
     jobs = (
@@ -74,3 +88,64 @@ def test_the_progress_callback_hears_every_completion_with_the_job_count() -> No
     instance = Instance(Cluster(nodes=1, gpus_per_node=3), jobs)
     simulate(instance, make_policy("fifo"), progress=lambda done, n: heard.append((done, n)))
     assert heard == [(1, 3), (2, 3), (3, 3)]
+
+
+class Script:
+    """A preemptive, sharing policy that follows a script of decisions by time; at any other
+    decision it starts waiting jobs on free GPUs (one GPU each)."""
+
+    name = "script"
+    preemptive = True
+    sharing = True
+
+    def __init__(self, script: dict[float, Decision]) -> None:
+        self.script = script
+
+    def decide(self, view: ClusterView) -> Decision:
+        t = view.time
+        if t in self.script:
+            return self.script[t]
+        free = [g for gpus in view.free_by_node() for g in gpus]
+        starts = tuple(Start(j, (g,)) for j, g in zip(view.pending(), free, strict=False))
+        return Decision(starts)
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+
+def test_preempting_one_of_two_sharing_jobs_speeds_the_other_up_from_that_moment() -> None:
+    """Two 100 s duration-only jobs share one GPU from 0 (each slowed by ξ = 1.86648); job 0 is
+    preempted at 10, having done 10/ξ s of work, as has job 1, which runs alone from then on:
+    it finishes at 10 + 100 − 10/ξ. Job 0 resumes when the GPU frees (tick 105; no overhead)
+    and finishes 100 − 10/ξ s later."""
+    jobs = (Job(0, 0.0, 1, duration=100.0), Job(1, 0.0, 1, duration=100.0))
+    instance = Instance(Cluster(nodes=1, gpus_per_node=1, gpu_mem_gb=16.0), jobs)
+    script = {
+        0.0: Decision((Start(0, (0,)), Start(1, (0,))), wake_at=10.0),
+        10.0: Decision(preempts=(0,)),
+    }
+    result = simulate(instance, Script(script), restart_overhead=0.0)
+    left = 100.0 - 10.0 / XI_GENERIC
+    assert result.jobs.finish[1] == pytest.approx(10.0 + left, rel=REL)
+    assert result.jobs.start[0] == 0.0
+    assert result.jobs.finish[0] == pytest.approx(105.0 + left, rel=REL)
+
+
+def test_a_job_preempted_inside_its_restart_overhead_leaves_it() -> None:
+    """Two GPUs, overhead 30 s: job 0 starts at 0, is preempted at 1, resumes at 2 (inside its
+    overhead until 32) and is preempted again at 3; job 1 starts then on the other GPU and works
+    alone until 503 while the policy asks to be woken every second. Job 1's work is progress,
+    so the watchdog (limit 120 decisions) never fires; job 0 resumes at 600 with 999 s left
+    after its 30 s overhead."""
+    jobs = (Job(0, 0.0, 1, duration=1000.0), Job(1, 0.0, 1, duration=500.0))
+    instance = Instance(Cluster(nodes=1, gpus_per_node=2, gpu_mem_gb=16.0), jobs)
+    script = {
+        0.0: Decision((Start(0, (0,)),), wake_at=1.0),
+        1.0: Decision(preempts=(0,), wake_at=2.0),
+        2.0: Decision((Start(0, (0,)),), wake_at=3.0),
+        3.0: Decision((Start(1, (1,)),), preempts=(0,), wake_at=4.0),
+        **{float(t): Decision(wake_at=t + 1.0) for t in range(4, 600)},
+    }
+    result = simulate(instance, Script(script), restart_overhead=30.0)
+    assert result.jobs.finish[1] == 503.0
+    assert result.jobs.finish[0] == 600.0 + 30.0 + 999.0
