@@ -3,6 +3,7 @@ epoch a policy reads, and the progress callback."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -100,9 +101,11 @@ class Script:
 
     def __init__(self, script: dict[float, Decision]) -> None:
         self.script = script
+        self.times: list[float] = []
 
     def decide(self, view: ClusterView) -> Decision:
         t = view.time
+        self.times.append(t)
         if t in self.script:
             return self.script[t]
         free = [g for gpus in view.free_by_node() for g in gpus]
@@ -124,8 +127,12 @@ def test_preempting_one_of_two_sharing_jobs_speeds_the_other_up_from_that_moment
         0.0: Decision((Start(0, (0,)), Start(1, (0,))), wake_at=10.0),
         10.0: Decision(preempts=(0,)),
     }
-    result = simulate(instance, Script(script), restart_overhead=0.0)
+    policy = Script(script)
+    result = simulate(instance, policy, restart_overhead=0.0)
     left = 100.0 - 10.0 / XI_GENERIC
+    # asked at 0, at its wake-up (10), at the boundary 60 (job 0 waits), at job 1's release
+    # (105) and job 0's (200); with no overhead a resumed job has no overhead end to be asked at
+    assert policy.times == [0.0, 10.0, 60.0, 105.0, 200.0]
     assert result.jobs.finish[1] == pytest.approx(10.0 + left, rel=REL)
     assert result.jobs.start[0] == 0.0
     assert result.jobs.finish[0] == pytest.approx(105.0 + left, rel=REL)
@@ -149,3 +156,24 @@ def test_a_job_preempted_inside_its_restart_overhead_leaves_it() -> None:
     result = simulate(instance, Script(script), restart_overhead=30.0)
     assert result.jobs.finish[1] == 503.0
     assert result.jobs.finish[0] == 600.0 + 30.0 + 999.0
+
+
+@pytest.mark.parametrize("overhead", [-1.0, math.inf, math.nan])
+def test_a_restart_overhead_that_is_negative_or_not_finite_is_refused(overhead: float) -> None:
+    instance = Instance(Cluster(nodes=1, gpus_per_node=1), (Job(0, 0.0, 1, duration=5.0),))
+    with pytest.raises(ValueError, match=r"^restart_overhead must be a non-negative, finite"):
+        simulate(instance, make_policy("fifo"), restart_overhead=overhead)
+
+
+def test_the_result_records_the_run_parameters_and_counts() -> None:
+    """dt 2, interval 10, overhead 3: one 5 s job at 0, asked at 0 and at its release (6)."""
+    instance = Instance(Cluster(nodes=1, gpus_per_node=1), (Job(0, 0.0, 1, duration=5.0),))
+    result = simulate(instance, make_policy("fifo"), dt=2.0, interval=10.0, restart_overhead=3.0)
+    assert result.params == {
+        "dt": 2.0,
+        "interval": 10.0,
+        "restart_overhead": 3.0,
+        "decisions": 2,
+        "ticks_processed": 2,
+    }
+    assert result.policy == "fifo"
