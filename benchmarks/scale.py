@@ -13,6 +13,7 @@ Usage::
     python benchmarks/scale.py --million             # ... and 1,000,000 jobs
     python benchmarks/scale.py --sizes 10000 --policies sjf-bsbf --timeout 120
     python benchmarks/scale.py --sizes 10000 --policies sjf-bsbf --profile   # cProfile, top 15
+    python benchmarks/scale.py --sizes 1000000 --load-only 5  # read the file only, 5 times
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from philly_like import philly_like
 
 POLICIES = ("fifo", "sjf", "srtf", "tiresias", "sjf-ffs", "sjf-bsbf")
+#: The pseudo-policy of ``--load-only``: read the instance file and stop.
+LOAD = "load"
 FIELDS = (
     "commit",
     "policy",
@@ -81,7 +84,10 @@ def trace(n: int, workdir: Path, seed: int) -> Path:
 
 
 def child(policy: str, path: str) -> None:
-    """Run one simulation and print its measurements as one JSON line."""
+    """Run one simulation and print its measurements as one JSON line.
+
+    ``policy`` ``load``: only read the instance file (wall time 0).
+    """
     from sjfbsbf.core.instance_io import read_instance
     from sjfbsbf.policies import make_policy
     from sjfbsbf.sim.simulator import simulate
@@ -89,6 +95,10 @@ def child(policy: str, path: str) -> None:
     started = time.perf_counter()
     instance = read_instance(path)
     loaded = time.perf_counter()
+    if policy == LOAD:
+        rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(json.dumps({"load_s": loaded - started, "peak_rss_mib": rss_kib / 1024}))
+        return
     result = simulate(instance, make_policy(policy), record_segments=False)
     wall = time.perf_counter() - loaded
     decisions = int(result.params["decisions"])
@@ -137,6 +147,13 @@ def main() -> None:
         help="profile the first policy at the first size in this process (cProfile, top 15 by "
         "own time) instead of timing runs",
     )
+    parser.add_argument(
+        "--load-only",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only read each size's instance file, N times (fresh processes); CSV policy 'load'",
+    )
     parser.add_argument("--child", nargs=2, metavar=("POLICY", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -153,6 +170,9 @@ def main() -> None:
     rev = commit()
     out = Path(args.csv)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if args.load_only:
+        load_only(sizes, args, rev, out)
+        return
     new = not out.exists()
     print(
         f"{'policy':9} {'jobs':>8} {'load s':>7} {'wall s':>9} {'jobs/s':>8} {'dec/s':>8} "
@@ -192,6 +212,30 @@ def main() -> None:
                 writer.writerow(
                     {"commit": rev, "policy": policy, "jobs": n, "status": row["status"], **record}
                 )
+                handle.flush()
+
+
+def load_only(sizes: list[int], args: argparse.Namespace, rev: str, out: Path) -> None:
+    """Read each size's instance file ``args.load_only`` times; print and append the times."""
+    new = not out.exists()
+    print(f"{'jobs':>8} {'run':>4} {'load s':>7} {'RSS MiB':>8}")
+    with out.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        if new:
+            writer.writeheader()
+        for n in sizes:
+            path = trace(n, Path(args.workdir), args.seed)
+            for repeat in range(args.load_only):
+                row = run(LOAD, path, args.timeout)
+                record: dict[str, object] = {"commit": rev, "policy": LOAD, "jobs": n}
+                record["status"] = row["status"]
+                if row["status"] == "ok":
+                    print(f"{n:8d} {repeat + 1:4d} {row['load_s']:7.2f} {row['peak_rss_mib']:8.0f}")
+                    record["load_s"] = f"{row['load_s']:.2f}"
+                    record["peak_rss_mib"] = f"{row['peak_rss_mib']:.0f}"
+                else:
+                    print(f"{n:8d} {repeat + 1:4d} {row['status']:>7} {row.get('error', '')}")
+                writer.writerow(record)
                 handle.flush()
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from sjfbsbf.core.atomic import write_text_atomic
 from sjfbsbf.core.errors import InstanceError
-from sjfbsbf.core.jsonio import read_json
+from sjfbsbf.core.jsonio import gc_paused, read_json
 from sjfbsbf.core.model import SCHEMA, Cluster, Instance, Job
 
 _TOP_KEYS = {"schema", "cluster", "catalog", "jobs", "name"}
@@ -78,7 +78,9 @@ def _from_dict(data: Any) -> Instance:
         values = job_data
         arrival: Any = job_data["arrival"]
         duration: Any = job_data.get("duration")
-        if _whole(arrival) or _whole(duration):  # whole-number times become floats
+        if type(arrival) is float and (duration is None or type(duration) is float):
+            pass  # the common case, as write_instance writes times: nothing to convert
+        elif _whole(arrival) or _whole(duration):  # whole-number times become floats
             values = dict(job_data)
             if _whole(arrival):
                 values["arrival"] = float(arrival)
@@ -150,7 +152,8 @@ def read_instance(path: str | os.PathLike[str]) -> Instance:
         duplicate keys, non-finite numbers, lone surrogates), or violates the contract (naming
         the file, the job or line, and the field).
     """
-    return instance_from_dict(read_json(path), source=str(path))
+    with gc_paused():  # parsed data and jobs hold no cycles; see jsonio.gc_paused
+        return instance_from_dict(read_json(path), source=str(path))
 
 
 def write_instance(instance: Instance, path: str | os.PathLike[str]) -> None:

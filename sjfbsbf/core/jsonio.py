@@ -21,10 +21,13 @@ A UTF-8 byte-order mark is accepted and dropped.
 from __future__ import annotations
 
 import codecs
+import gc
 import json
 import math
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +108,31 @@ def loads(text: str, source: str) -> Any:
     The C parser does the work; Python hooks run only per object (duplicate keys) and per
     ``NaN`` / ``Infinity``; one pass over the parsed data then checks depth, numbers and
     strings. Only on an error is the text scanned again, slowly, to name the line and key.
+    The cyclic garbage collector is paused meanwhile (:func:`gc_paused`).
     """
+    with gc_paused():
+        return _loads(text, source)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a large acyclic structure is built.
+
+    Parsed JSON and the objects built from it hold no reference cycles, so reference counting
+    frees them as usual; the collector would only scan the millions of new objects again and
+    again as they are made (about a quarter of the time to read a 1,000,000-job instance). It
+    is re-enabled afterwards if it was enabled before, also when an error is raised.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _loads(text: str, source: str) -> Any:
     try:
         data = json.loads(text, object_pairs_hook=_object, parse_constant=_constant)
     except json.JSONDecodeError as exc:

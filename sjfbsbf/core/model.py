@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from sjfbsbf.core.catalog import generic_profile, get_catalog
 from sjfbsbf.core.errors import InstanceError
@@ -197,7 +198,7 @@ class Instance:
     _by_id: dict[int, int] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        jobs = tuple(sorted(self.jobs, key=lambda j: (j.arrival, j.id)))
+        jobs = tuple(sorted(self.jobs, key=_ARRIVAL_ID))
         object.__setattr__(self, "jobs", jobs)
         if not jobs:
             raise InstanceError("an instance needs at least one job", field="jobs")
@@ -277,6 +278,9 @@ class Instance:
         """Number of jobs."""
         return len(self.jobs)
 
+
+#: The order of an instance's jobs: by arrival, ties by id.
+_ARRIVAL_ID = attrgetter("arrival", "id")
 
 #: Exact types the fast path of :class:`Job` accepts as numbers (not bool, not subclasses).
 _NUMBER_TYPES = (int, float)
