@@ -17,6 +17,7 @@
 from formulations.round.assignment import RoundAssignment, RoundShare, violations
 from formulations.round.build import round_problem
 from formulations.round.greedy import greedy_round
+from formulations.round.matching import reduces, reduction_failure
 from formulations.round.preprocess import SCALE, RoundData, preprocess
 from formulations.round.problem import RoundHost, RoundJob, RoundProblem
 from formulations.round.solve import SOLVERS, solve
@@ -32,6 +33,8 @@ __all__ = [
     "RoundShare",
     "greedy_round",
     "preprocess",
+    "reduces",
+    "reduction_failure",
     "round_problem",
     "solve",
     "violations",

@@ -1,4 +1,5 @@
-"""``solve``: the round problem by CP-SAT, MILP (HiGHS or CBC) or brute force, one result type."""
+"""``solve``: the round problem by CP-SAT, MILP (HiGHS or CBC), brute force or, for a round that
+reduces to an assignment, a maximum-weight bipartite matching; one result type."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from formulations.round.backend import RawSolve
 from formulations.round.preprocess import SCALE, preprocess
 from formulations.round.problem import RoundProblem
 
-SOLVERS = ("cpsat", "milp", "brute")
+SOLVERS = ("cpsat", "milp", "brute", "matching")
 
 
 def solve(
@@ -30,10 +31,11 @@ def solve(
     problem
         The round problem.
     solver
-        ``"cpsat"`` (OR-Tools CP-SAT), ``"milp"`` (PuLP) or ``"brute"`` (exhaustive, tiny
-        rounds only).
+        ``"cpsat"`` (OR-Tools CP-SAT), ``"milp"`` (PuLP), ``"brute"`` (exhaustive, tiny
+        rounds only) or ``"matching"`` (maximum-weight bipartite matching, for rounds that
+        reduce to an assignment: :mod:`formulations.round.matching`).
     time_limit
-        Seconds per solve (``None``: none; ignored by brute force).
+        Seconds per solve (``None``: none; ignored by brute force and the matching).
     seed
         Random seed of the backend.
     num_workers
@@ -55,7 +57,8 @@ def solve(
     Raises
     ------
     ValueError
-        For a malformed problem or argument.
+        For a malformed problem or argument, or, with ``solver="matching"``, a round that does
+        not reduce to an assignment (the message names the reason in one line).
     RuntimeError
         If a backend returns an assignment that breaks the model (a bug).
     """
@@ -75,6 +78,10 @@ def solve(
         from formulations.round.brute import solve_brute
 
         raw = solve_brute(problem)
+    elif solver == "matching":
+        from formulations.round.matching import solve_matching
+
+        raw = solve_matching(data)
     elif solver == "milp":
         from formulations.round.milp import solve_milp
 
