@@ -85,6 +85,15 @@ def sweep(
     )
 
 
+#: ``--out`` of ``solve`` and ``gap``.
+_OUT_OPTION = typer.Option(
+    "--out",
+    metavar="OUT.csv|OUT.json",
+    help="Also write the gap table (one row per instance and policy) as CSV or JSON.",
+    show_default=False,
+)
+
+
 @app.command()
 def solve(
     instance_path: Annotated[
@@ -121,10 +130,12 @@ def solve(
         bool,
         typer.Option("--force", help="Build the model even if its size estimate is too large."),
     ] = False,
+    out: Annotated[Path | None, _OUT_OPTION] = None,
 ) -> None:
-    """Solve the offline problem exactly; compare the heuristics' average JCT with it."""
+    """Solve the offline problem exactly; bound each policy's gap to it by an interval."""
     if solver not in ("cpsat", "milp"):
         raise typer.BadParameter("must be 'cpsat' or 'milp'", param_hint="'--solver'")
+    _check_out(out)
     from formulations.offline.replay import interval_for
 
     # Slots coarser than the 60 s decision interval are allowed: offline runs decide every
@@ -159,6 +170,7 @@ def solve(
         raise InstanceError(f"{exc}; --force builds it anyway", source=str(instance_path)) from None
     info = result.info
     replayed = result.replayed_avg_jct  # the simulator's score of the returned schedule
+    tolerance = float(info.get("tolerance_s") or 0.0)
 
     def seconds(value: float | None) -> str:
         return "-" if value is None else f"{value:,.2f}"
@@ -180,22 +192,86 @@ def solve(
     )
     if "reason" in info:
         console.print(f"reason: {info['reason']}", markup=False, soft_wrap=True)
-    if replayed is None:
+    from sjfbsbf.experiments.gap import write_gap_table
+    from sjfbsbf.experiments.gap_interval import gap_rows
+
+    console.print(
+        f"non-preemptive policies simulated at dt {dt:g} s; gap to the optimum in "
+        f"[J/(U + tol) − 1, J/(L − tol) − 1] (U the schedule above, L the bound, tol "
+        f"{tolerance:.3f} s):",
+        markup=False,
+    )
+    results = run_policies(instance, list(GAP_POLICIES), dt=dt, interval=interval_for(dt))
+    rows = gap_rows(
+        instance.name or instance_path.stem,
+        result.status.value,
+        dt,
+        results,
+        best=replayed,
+        bound=result.bound,
+        tolerance=tolerance,
+    )
+    for preemptive in (False, True):
+        part = [row for row in rows if row["preemptive"] == preemptive]
+        if not part:
+            continue
+        if preemptive:
+            console.print(_PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
+        console.print(_solve_gap_table(part))
+    if result.status.value != "optimal":
+        console.print(
+            "[dim]not proven optimal: the intervals run from the best schedule found to the "
+            "lower bound[/dim]"
+        )
+    if out is not None:
+        import pandas as pd
+
+        from sjfbsbf.experiments.gap_interval import GAP_COLUMNS
+
+        write_gap_table(pd.DataFrame(rows, columns=list(GAP_COLUMNS)), out)
+        console.print(f"wrote {out} ({len(rows)} rows)", markup=False, soft_wrap=True)
+
+
+#: Said above the preemptive policies' gaps (``solve``, ``gap``).
+_PREEMPTIVE_NOTE = (
+    "preemptive policies, reported apart: the optimum is over non-preemptive schedules, so "
+    "their gap can be negative:"
+)
+
+
+def _check_out(out: Path | None) -> None:
+    """Refuse an ``--out`` path that is not ``.csv`` / ``.json`` or is a directory (usage)."""
+    if out is None:
         return
+    from sjfbsbf.experiments.gap import check_out_path
+
+    try:
+        check_out_path(out)
+    except ValueError:
+        raise typer.BadParameter(
+            f"{out}: must end in .csv or .json", param_hint="'--out'"
+        ) from None
+    if out.is_dir():
+        raise typer.BadParameter(f"{out} is a directory", param_hint="'--out'")
+
+
+def _solve_gap_table(rows: list[dict[str, Any]]) -> Any:
+    """The table of ``solve``: policy, average JCT and both ends of its gap."""
     from rich.table import Table
 
-    console.print(f"heuristics simulated at dt {dt:g} s, gap to the schedule above:")
+    from sjfbsbf.experiments.gap_report import format_gap
+
     table = Table(show_edge=False)
-    for header, justify in (("policy", "left"), ("avg JCT (s)", "right"), ("gap", "right")):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for policy_result in run_policies(
-        instance, list(GAP_POLICIES), dt=dt, interval=interval_for(dt)
-    ):
-        gap = policy_result.avg_jct / replayed - 1.0
-        table.add_row(policy_result.policy, f"{policy_result.avg_jct:,.2f}", f"{gap:+.2%}")
-    console.print(table)
-    if result.status.value != "optimal":
-        console.print("[dim]not proven optimal: gaps are against the best schedule found[/dim]")
+    for header in ("policy", "avg JCT (s)", "gap low", "gap high"):
+        table.add_column(header, justify="left" if header == "policy" else "right")
+    for row in rows:
+        table.add_row(
+            row["policy"],
+            f"{row['avg_jct']:,.2f}",
+            format_gap(row["gap_low"]),
+            format_gap(row["gap_high"]),
+        )
+    return table
 
 
 def _solver_line(solver: str, info: dict[str, Any], time_limit: float) -> str:
@@ -228,10 +304,12 @@ def gap(
         Path,
         typer.Option("--suite", metavar="DIR", help="Directory with instances and optima.json."),
     ] = Path("instances"),
+    out: Annotated[Path | None, _OUT_OPTION] = None,
 ) -> None:
-    """Per instance and policy: average JCT ÷ recorded offline optimum − 1, with a summary."""
+    """Per instance and policy: the interval holding average JCT ÷ offline optimum − 1."""
+    _check_out(out)
     from formulations.offline.suite import OPTIMA_FILE, load_suite
-    from sjfbsbf.experiments.gap import GAP_POLICIES, gap_summary, gap_table
+    from sjfbsbf.experiments.gap import gap_summary, gap_table, write_gap_table
 
     if not (suite / OPTIMA_FILE).is_file():
         fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)
@@ -241,29 +319,49 @@ def gap(
         fail(str(exc), 1)
     table = gap_table(entries)
     summary = gap_summary(table)
+    console = stdout()
+    for preemptive in (False, True):
+        policies = list(summary.loc[summary["preemptive"] == preemptive, "policy"])
+        if not policies:
+            continue
+        if preemptive:
+            console.print(_PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
+        console.print(_suite_gap_table(table, summary, policies, suite, preemptive))
+    proven = int((table.drop_duplicates("instance")["status"] == "optimal").sum())
+    instances = table["instance"].nunique()
+    console.print(
+        f"[dim]{proven} of {instances} instances with a proven optimum (U = L within tol); the "
+        "others' intervals run from the best schedule found to the lower bound[/dim]"
+    )
+    if out is not None:
+        write_gap_table(table, out)
+        console.print(f"wrote {out} ({len(table)} rows)", markup=False, soft_wrap=True)
+
+
+def _suite_gap_table(
+    table: Any, summary: Any, policies: list[str], suite: Path, preemptive: bool
+) -> Any:
+    """The table of ``gap``: per instance U, L and each policy's interval, then the summary."""
+    from rich.markup import escape
     from rich.table import Table
 
+    from sjfbsbf.experiments.gap_report import SUITE_HEADERS, suite_rows, summary_rows
+
+    kind = "preemptive" if preemptive else "non-preemptive"
     out = Table(
-        title=f"Gap to the offline optimum: {suite}",
-        caption="avg JCT ÷ optimum − 1 at the recorded dt; '-' where no optimum was proven",
+        title=f"Gap to the offline optimum ({kind} policies): {escape(str(suite))}",
+        caption=(
+            "[J/(U + tol) − 1, J/(L − tol) − 1] at the recorded dt: U best replayed schedule, "
+            "L lower bound, tol replay tolerance"
+        ),
         show_edge=False,
     )
-    out.add_column("instance")
-    out.add_column("optimum (s)", justify="right")
-    for name in GAP_POLICIES:
-        out.add_column(name, justify="right")
-
-    def pct(value: float) -> str:
-        return "-" if math.isnan(value) else f"{value:+.1%}"
-
-    for instance_name, row in table.iterrows():
-        optimum = row["optimum"]
-        label = f"{optimum:,.1f}" if row["status"] == "optimal" else f"({row['status']})"
-        out.add_row(str(instance_name), label, *(pct(float(row[p])) for p in GAP_POLICIES))
+    for header in (*SUITE_HEADERS, *policies):
+        out.add_column(header, justify="left" if header in ("instance", "status") else "right")
+    for cells in suite_rows(table, policies):
+        out.add_row(*cells)
     out.add_section()
-    for stat in summary.index:
-        out.add_row(stat, "", *(pct(float(summary.loc[stat, p])) for p in GAP_POLICIES))
-    console = stdout()
-    console.print(out)
-    proven = int((table["status"] == "optimal").sum())
-    console.print(f"[dim]{proven} of {len(table)} instances with a proven optimum[/dim]")
+    blank = [""] * (len(SUITE_HEADERS) - 1)
+    for label, *cells in summary_rows(summary, policies):
+        out.add_row(label, *blank, *cells)
+    return out

@@ -4,17 +4,22 @@ solver packages.
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from offline_cases import SUITE, tiny
 from typer.testing import CliRunner
 
-from formulations.offline.suite import OPTIMA_FILE
+from formulations.offline.suite import OPTIMA_FILE, load_suite
 from sjfbsbf.cli import app
 from sjfbsbf.core.instance_io import write_instance
+from sjfbsbf.experiments.gap import gap_table
+from sjfbsbf.experiments.gap_interval import GAP_COLUMNS
 
 
 # -- layering and the command line ---------------------------------------------------------------
@@ -92,3 +97,91 @@ def test_cli_gap() -> None:
 def test_cli_gap_without_optima(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["gap", "--suite", str(tmp_path)])
     assert result.exit_code == 1
+
+
+# -- intervals, preemptive policies apart, --out ------------------------------------------------
+#: One proven suite instance and the unproven one.
+SMALL = ("n4-g2-all-a", "n10-g8-light-b")
+
+
+@pytest.fixture
+def small_suite(tmp_path: Path) -> Path:
+    """A suite directory with the instances :data:`SMALL` and their recorded optima."""
+    if not (SUITE / OPTIMA_FILE).is_file():
+        pytest.skip("instances/optima.json is missing")
+    data = json.loads((SUITE / OPTIMA_FILE).read_text(encoding="utf-8"))
+    data["instances"] = {k: v for k, v in data["instances"].items() if k in SMALL}
+    directory = tmp_path / "suite"
+    directory.mkdir()
+    for name in SMALL:
+        shutil.copy(SUITE / data["instances"][name]["file"], directory)
+    (directory / OPTIMA_FILE).write_text(json.dumps(data), encoding="utf-8")
+    return directory
+
+
+def _read(path: Path) -> pd.DataFrame:
+    if path.suffix == ".csv":
+        return pd.read_csv(path)
+    return pd.DataFrame(json.loads(path.read_text(encoding="utf-8")))
+
+
+def test_cli_gap_prints_intervals_with_preemptive_apart(small_suite: Path) -> None:
+    result = CliRunner().invoke(app, ["gap", "--suite", str(small_suite)])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    nonpreemptive = text.index("(non-preemptive policies)")
+    note = text.index("preemptive policies, reported apart")
+    preemptive = text.index("(preemptive policies)")
+    assert nonpreemptive < note < preemptive
+    first, second = text[:note], text[note:]
+    assert "sjf-bsbf" in first and "srtf" not in first and "tiresias" not in first
+    assert "srtf" in second and "tiresias" in second and "sjf-bsbf" not in second
+    for fragment in ("n10-g8-light-b", "feasible", "mean", "max", "below 5%", "of 2", "[+"):
+        assert fragment in first
+    assert "1 of 2 instances with a proven optimum" in text
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json"])
+def test_cli_gap_out_round_trip(small_suite: Path, tmp_path: Path, suffix: str) -> None:
+    out = tmp_path / f"gaps{suffix}"
+    result = CliRunner().invoke(app, ["gap", "--suite", str(small_suite), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.output
+    back = _read(out)
+    expected = gap_table(load_suite(small_suite))
+    assert list(back.columns) == list(GAP_COLUMNS)
+    pd.testing.assert_frame_equal(back, expected, check_exact=False, rtol=1e-12)
+    assert set(back["instance"]) == set(SMALL) and len(back) == 2 * 6
+
+
+def test_cli_solve_out_round_trip(tmp_path: Path) -> None:
+    """``solve --out``: the same columns, one row per policy, preemptive ones flagged."""
+    path = tmp_path / "share.json"
+    write_instance(tiny("share"), path)
+    out = tmp_path / "solve.json"
+    result = CliRunner().invoke(app, ["solve", str(path), "--time-limit", "10", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.index("sjf-bsbf") < result.output.index("reported apart")
+    assert result.output.index("reported apart") < result.output.index("tiresias")
+    back = _read(out)
+    assert list(back.columns) == list(GAP_COLUMNS)
+    assert set(back.loc[back["preemptive"], "policy"]) == {"srtf", "tiresias"}
+    assert (back["status"] == "optimal").all()
+    assert (back["gap_low"] <= back["avg_jct"] / back["best_avg_jct"] - 1).all()
+    assert (back["avg_jct"] / back["bound"] - 1 <= back["gap_high"]).all()
+    assert (back["gap_high"] - back["gap_low"] < 1e-3).all()
+
+
+@pytest.mark.parametrize("command", ["gap", "solve"])
+@pytest.mark.parametrize("name", ["gaps.txt", "gaps"])
+def test_cli_out_bad_suffix_is_one_line(tmp_path: Path, command: str, name: str) -> None:
+    """Refused before anything runs, as one line on stderr, nothing written."""
+    path = tmp_path / "share.json"
+    write_instance(tiny("share"), path)
+    target = ["--suite", str(tmp_path)] if command == "gap" else [str(path)]
+    result = CliRunner().invoke(app, [command, *target, "--out", str(tmp_path / name)])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "'--out'" in result.stderr and "must end in .csv or .json" in result.stderr
+    assert not (tmp_path / name).exists()

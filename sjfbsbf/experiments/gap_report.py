@@ -1,0 +1,89 @@
+"""Gap intervals as text: the cells of the tables ``sjfbsbf solve`` and ``sjfbsbf gap`` print
+(docs/formulations.md §2.8). No simulation and no console here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+#: Headers of the per-instance columns before the policies' in :func:`suite_rows`.
+SUITE_HEADERS = ("instance", "status", "U (s)", "L (s)")
+
+
+def format_gap(value: float) -> str:
+    """One end of a gap as a signed percentage with two decimals.
+
+    ``-`` for NaN (an unknown end), ``+inf%`` for an infinite one.
+
+    Examples
+    --------
+    >>> format_gap(0.0531), format_gap(-0.002), format_gap(float("nan"))
+    ('+5.31%', '-0.20%', '-')
+    """
+    if math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        return "+inf%" if value > 0 else "-inf%"
+    return f"{value:+.2%}"
+
+
+def format_interval(low: float, high: float) -> str:
+    """A gap interval as ``[low, high]``.
+
+    Examples
+    --------
+    >>> format_interval(0.0531, 0.0533)
+    '[+5.31%, +5.33%]'
+    """
+    return f"[{format_gap(low)}, {format_gap(high)}]"
+
+
+def format_seconds(value: float | None) -> str:
+    """Seconds with one decimal and thousands separators (``-`` for None or NaN)."""
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value:,.1f}"
+
+
+def suite_rows(table: pd.DataFrame, policies: Sequence[str]) -> list[list[str]]:
+    """Per instance of a gap table: :data:`SUITE_HEADERS` cells, then each policy's interval.
+
+    Parameters
+    ----------
+    table
+        A :func:`sjfbsbf.experiments.gap.gap_table` holding every policy of ``policies``.
+    policies
+        The policy columns, in order.
+    """
+    rows: dict[str, list[str]] = {}
+    ends: dict[tuple[str, str], str] = {}
+    for record in table.to_dict("records"):
+        name = str(record["instance"])
+        if name not in rows:
+            rows[name] = [
+                name,
+                str(record["status"]),
+                format_seconds(float(record["best_avg_jct"])),
+                format_seconds(float(record["bound"])),
+            ]
+        ends[name, str(record["policy"])] = format_interval(
+            float(record["gap_low"]), float(record["gap_high"])
+        )
+    return [[*cells, *(ends[name, p] for p in policies)] for name, cells in rows.items()]
+
+
+def summary_rows(summary: pd.DataFrame, policies: Sequence[str]) -> list[list[str]]:
+    """The rows ``mean``, ``max`` (intervals of each end) and ``below 5%`` (``n of N``) of a
+    :func:`sjfbsbf.experiments.gap.gap_summary`, one cell per policy after the row label.
+    """
+    by_policy = {str(r["policy"]): r for r in summary.to_dict("records")}
+    means, maxima, below = ["mean"], ["max"], ["below 5%"]
+    for name in policies:
+        row = by_policy[name]
+        means.append(format_interval(float(row["mean_low"]), float(row["mean_high"])))
+        maxima.append(format_interval(float(row["max_low"]), float(row["max_high"])))
+        below.append(f"{int(row['below_5pct'])} of {int(row['instances'])}")
+    return [means, maxima, below]
