@@ -194,42 +194,39 @@ def host(host_id: int, gpus: int, room: float = 8.0) -> RoundHost:
     return RoundHost(host_id, gpus, room)
 
 
+def one_job(
+    gpus: int, hosts: dict[int, int], benefit: dict[int, float], **kw: object
+) -> RoundProblem:
+    """Job 1 (``gpus`` GPUs, option s = 1), hosts ``{id: GPUs}``, benefits ``{host id: sec}``."""
+    return RoundProblem(
+        (job(1, gpus),),
+        tuple(host(h, g) for h, g in hosts.items()),
+        benefit={(1, 1, h): b for h, b in benefit.items()},
+        **{"idle": 0, **kw},  # type: ignore[arg-type]
+    )
+
+
+SEVERAL = "job 1 at s=1 can take GPUs from several hosts (10, 11)"
 REFUSED = [
     pytest.param(
-        RoundProblem((job(1, 2),), (host(10, 2),), idle=1, benefit={(1, 1, 10): 5.0}),
+        one_job(2, {10: 2}, {10: 5.0}, idle=1),
         "job 1 at s=1 can take idle GPUs beside host 10 (1 idle)",
         id="idle-gpu",
     ),
+    pytest.param(one_job(2, {10: 1, 11: 1}, {10: 5.0, 11: 3.0}), SEVERAL, id="two-hosts-needed"),
+    # equal GPU counts, no idle GPU: still 1 GPU from each of two hosts
+    pytest.param(one_job(2, {10: 2, 11: 2}, {10: 5.0, 11: 3.0}), SEVERAL, id="two-hosts-possible"),
+    # θ' = 16 ms: one host (10 ms) is below it, two (20 ms) are above
     pytest.param(
-        RoundProblem(
-            (job(1, 2),),
-            (host(10, 1), host(11, 1)),
-            idle=0,
-            benefit={(1, 1, 10): 5.0, (1, 1, 11): 3.0},
-        ),
-        "job 1 at s=1 can take GPUs from several hosts (10, 11)",
-        id="two-hosts-needed",
-    ),
-    pytest.param(  # equal GPU counts, no idle GPU: still 1 GPU from each of two hosts
-        RoundProblem(
-            (job(1, 2),),
-            (host(10, 2), host(11, 2)),
-            idle=0,
-            benefit={(1, 1, 10): 5.0, (1, 1, 11): 3.0},
-        ),
-        "job 1 at s=1 can take GPUs from several hosts (10, 11)",
-        id="two-hosts-possible",
-    ),
-    pytest.param(  # θ' = 16 ms: one host (10 ms) is below it, two (20 ms) are above
-        RoundProblem(
-            (job(1, 2),),
-            (host(10, 2), host(11, 2)),
-            idle=0,
-            benefit={(1, 1, 10): 0.010, (1, 1, 11): 0.010},
-            threshold=0.015,
-        ),
-        "job 1 at s=1 can take GPUs from several hosts (10, 11)",
+        one_job(2, {10: 2, 11: 2}, {10: 0.010, 11: 0.010}, threshold=0.015),
+        SEVERAL,
         id="threshold-reached-by-two",
+    ),
+    # three hosts, at most two partners, three GPUs: two hosts reach them
+    pytest.param(
+        one_job(3, {10: 1, 11: 2, 12: 1}, {10: 1.0, 11: 1.0, 12: 1.0}, max_partners=2),
+        SEVERAL,
+        id="partner-limit-two",
     ),
     pytest.param(  # s=1 fits beside host 10 only; s=2 (less memory) beside both
         RoundProblem(
@@ -240,17 +237,6 @@ REFUSED = [
         ),
         "job 1 at s=2 can take GPUs from several hosts (10, 11)",
         id="second-option",
-    ),
-    pytest.param(  # three hosts, at most two partners, three GPUs: two hosts reach them
-        RoundProblem(
-            (job(1, 3),),
-            (host(10, 1), host(11, 2), host(12, 1)),
-            idle=0,
-            benefit={(1, 1, 10): 1.0, (1, 1, 11): 1.0, (1, 1, 12): 1.0},
-            max_partners=2,
-        ),
-        "job 1 at s=1 can take GPUs from several hosts (10, 11)",
-        id="partner-limit-two",
     ),
 ]
 
@@ -269,71 +255,46 @@ def test_round_breaking_a_condition_is_refused_with_its_reason(
     assert solve(problem, "cpsat").status is SolveStatus.OPTIMAL  # the other solvers still work
 
 
+ONE_GPU_JOBS = RoundProblem(
+    (job(1, 1), job(2, 1)),
+    (host(10, 4), host(11, 1)),
+    idle=0,
+    benefit={(1, 1, 10): 5.0, (1, 1, 11): 3.0, (2, 1, 10): 2.0, (2, 1, 11): 7.0},
+)
 ACCEPTED = [
-    pytest.param(  # the two-hosts-possible round with one partner: host 10 or 11, all 2 GPUs
-        RoundProblem(
-            (job(1, 2),),
-            (host(10, 2), host(11, 2), host(12, 1)),
-            idle=0,
-            benefit={(1, 1, 10): 5.0, (1, 1, 11): 3.0, (1, 1, 12): 9.0},
-            max_partners=1,
-        ),
+    # the two-hosts-possible round with one partner: host 10 or 11, all 2 GPUs (12 is too small)
+    pytest.param(
+        one_job(2, {10: 2, 11: 2, 12: 1}, {10: 5.0, 11: 3.0, 12: 9.0}, max_partners=1),
         {(1, 10): 5000, (1, 11): 3000},
         id="one-partner",
     ),
     pytest.param(  # 1-GPU jobs take one GPU from one host, whatever its size
-        RoundProblem(
-            (job(1, 1), job(2, 1)),
-            (host(10, 4), host(11, 1)),
-            idle=0,
-            benefit={(1, 1, 10): 5.0, (1, 1, 11): 3.0, (2, 1, 10): 2.0, (2, 1, 11): 7.0},
-        ),
+        ONE_GPU_JOBS,
         {(1, 10): 5000, (1, 11): 3000, (2, 10): 2000, (2, 11): 7000},
         id="one-gpu-jobs",
     ),
-    pytest.param(  # host 11's benefit is not positive and host 12 is forbidden: one candidate
-        RoundProblem(
-            (job(1, 2),),
-            (host(10, 2), host(11, 2), host(12, 2)),
-            idle=0,
-            benefit={(1, 1, 10): 5.0, (1, 1, 11): -3.0},
-            forbidden=frozenset({(1, 1, 12)}),
-        ),
+    # host 11's benefit is not positive and host 12 is forbidden: one candidate
+    pytest.param(
+        one_job(2, {10: 2, 11: 2, 12: 2}, {10: 5.0, 11: -3.0}, forbidden={(1, 1, 12)}),
         {(1, 10): 5000},
         id="one-candidate",
     ),
-    pytest.param(  # θ' = 26 ms: two hosts (20 ms) do not reach it, so nobody can share
-        RoundProblem(
-            (job(1, 2),),
-            (host(10, 2), host(11, 2)),
-            idle=0,
-            benefit={(1, 1, 10): 0.010, (1, 1, 11): 0.010},
-            threshold=0.025,
-        ),
+    # θ' = 26 ms: two hosts (20 ms) do not reach it, so nobody can share
+    pytest.param(
+        one_job(2, {10: 2, 11: 2}, {10: 0.010, 11: 0.010}, threshold=0.025),
         {},
         id="threshold-blocks-two",
     ),
-    pytest.param(  # θ' = 6 s: host 10 (5 s) is not an edge, host 11 (7 s) is
-        RoundProblem(
-            (job(1, 1),),
-            (host(10, 1), host(11, 1)),
-            idle=0,
-            benefit={(1, 1, 10): 5.0, (1, 1, 11): 7.0},
-            threshold=6.0,
-        ),
+    # θ' = 6 s: host 10 (5 s) is not an edge, host 11 (7 s) is
+    pytest.param(
+        one_job(1, {10: 1, 11: 1}, {10: 5.0, 11: 7.0}, threshold=6.0),
         {(1, 11): 7000},
         id="threshold-as-edges",
     ),
-    pytest.param(  # 1 idle GPU, but 1 idle + 1 GPU < 3: nobody can share, everyone waits
-        RoundProblem((job(1, 3),), (host(10, 1),), idle=1, benefit={(1, 1, 10): 5.0}),
-        {},
-        id="idle-but-nobody-shares",
-    ),
-    pytest.param(  # the host is too small for the job alone (and it has no other way)
-        RoundProblem((job(1, 2),), (host(10, 1),), idle=0, benefit={(1, 1, 10): 5.0}),
-        {},
-        id="host-too-small",
-    ),
+    # 1 idle GPU, but 1 idle + 1 GPU < 3: nobody can share, everyone waits
+    pytest.param(one_job(3, {10: 1}, {10: 5.0}, idle=1), {}, id="idle-but-nobody-shares"),
+    # the host is too small for the job alone (and it has no other way)
+    pytest.param(one_job(2, {10: 1}, {10: 5.0}), {}, id="host-too-small"),
 ]
 
 
@@ -351,13 +312,7 @@ def test_round_meeting_the_conditions_is_accepted_with_its_edges(
 
 # -- result, best option per edge, ties ------------------------------------------------------------
 def test_result_fields() -> None:
-    problem = RoundProblem(
-        (job(1, 1), job(2, 1)),
-        (host(10, 4), host(11, 1)),
-        idle=0,
-        benefit={(1, 1, 10): 5.0, (1, 1, 11): 3.0, (2, 1, 10): 2.0, (2, 1, 11): 7.0},
-    )
-    result = solve(problem, "matching")
+    result = solve(ONE_GPU_JOBS, "matching")
     assert result.status is SolveStatus.OPTIMAL
     assert result.solution == RoundAssignment(
         (RoundShare(1, 1, 0, ((10, 1),)), RoundShare(2, 1, 0, ((11, 1),)))
@@ -391,25 +346,15 @@ def test_best_option_per_edge() -> None:
 
 def test_ties_jobs_in_order_take_the_lowest_host_id() -> None:
     """Jobs listed 7, 3 (the SJF order), hosts listed 11, 10, every benefit 5 s: job 7 comes
-    first and takes host 10 (lowest id), job 3 takes host 11."""
-    problem = RoundProblem(
-        (job(7, 1), job(3, 1)),
-        (host(11, 1), host(10, 1)),
-        idle=0,
-        benefit={(a, 1, b): 5.0 for a in (7, 3) for b in (11, 10)},
-    )
+    first and takes host 10 (lowest id), job 3 takes host 11; with host 10 alone, job 3 waits."""
+    jobs = (job(7, 1), job(3, 1))
+    benefit = {(a, 1, b): 5.0 for a in (7, 3) for b in (11, 10)}
+    problem = RoundProblem(jobs, (host(11, 1), host(10, 1)), idle=0, benefit=benefit)
     assert solve(problem, "matching").solution == RoundAssignment(
         (RoundShare(7, 1, 0, ((10, 1),)), RoundShare(3, 1, 0, ((11, 1),)))
     )
-
-
-def test_ties_an_earlier_job_shares_and_a_later_one_waits() -> None:
-    problem = RoundProblem(
-        (job(7, 1), job(3, 1)),
-        (host(10, 1),),
-        idle=0,
-        benefit={(7, 1, 10): 5.0, (3, 1, 10): 5.0},
-    )
+    benefit = {key: b for key, b in benefit.items() if key[2] == 10}
+    problem = RoundProblem(jobs, (host(10, 1),), idle=0, benefit=benefit)
     assert solve(problem, "matching").solution == RoundAssignment(
         (RoundShare(7, 1, 0, ((10, 1),)),)
     )
