@@ -32,6 +32,9 @@ from sjfbsbf.policies.rounds import RoundPolicy
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
 from sjfbsbf.sim.view import ClusterView
 
+#: Round solvers ``exact-round`` takes: those that solve every round ("matching" does not).
+POLICY_SOLVERS = tuple(name for name in SOLVERS if name != "matching")
+
 
 def _tolerance(problem: RoundProblem) -> float:
     """Largest re-scored difference integer rounding can cause between two solutions (s)."""
@@ -67,8 +70,12 @@ class ExactRound:
         num_workers: int = 1,
         milp_backend: str = "highs",
     ) -> None:
-        if solver not in SOLVERS:
-            raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
+        if solver not in POLICY_SOLVERS:
+            raise ValueError(
+                f"unknown solver {solver!r} for exact-round; choose one of "
+                f"{', '.join(POLICY_SOLVERS)} (matching solves only rounds that reduce to an "
+                "assignment)"
+            )
         if milp_backend not in ("highs", "cbc"):
             raise ValueError("milp_backend must be 'highs' or 'cbc'")
         self.solver = solver

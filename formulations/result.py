@@ -43,7 +43,7 @@ class SolveResult:
     runtime_s
         Wall-clock solve time (model building excluded).
     solver
-        Backend name (``"cpsat"``, ``"milp"``, ``"brute"``).
+        Backend name (``"cpsat"``, ``"milp"``, ``"brute"``, ``"matching"``).
     solution
         The decoded solution (the round model's assignment).
     info

@@ -25,8 +25,10 @@ FAMILIES: tuple[Family, ...] = (
     Family("last_slot", "§2.4"),
     Family("work", "§2.4"),
     Family("valid_cuts", "§2.4"),
+    Family("finish_cuts", "§2.4"),
     Family("symmetry", "§2.4", reduction=True),
     Family("upper_bound", "§2.4", reduction=True),
+    Family("lower_bound", "§2.10", reduction=True),
 )
 
 #: The no-good cuts of §2.9, ``add_exclusions(model, data, v, excluded)``: one per schedule the

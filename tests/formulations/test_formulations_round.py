@@ -330,3 +330,9 @@ def test_exact_round_is_reproducible() -> None:
     first = simulate(inst, make_policy("exact-round", seed=3))
     again = simulate(inst, make_policy("exact-round", seed=3))
     assert first.jobs.equals(again.jobs)
+
+
+def test_exact_round_refuses_matching() -> None:
+    """exact-round must solve every round: the matching engine, which refuses most, is refused."""
+    with pytest.raises(ValueError, match="matching solves only rounds"):
+        make_policy("exact-round", solver="matching")

@@ -249,8 +249,8 @@ def add_work(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
 def add_valid_cuts(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
     """Redundant inequalities (see :func:`formulations.offline.milp.constraints.add_valid_cuts`).
 
-    The throughput cut's coefficients G_j · K / top_j are rounded down (K = 10^9), which keeps
-    it valid.
+    The throughput cut's coefficients G_j · K / top_j are rounded down and its right-hand side's
+    up (K = 10^9), which keeps it valid.
     """
     n_gpus = len(data.gpus)
     theta = data.throughput
@@ -273,7 +273,8 @@ def add_valid_cuts(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> Non
                 (data.jobs[i].gpus * scale // data.jobs[i].max_progress) * v.prog[i, t]
                 for i in present
             )
-            <= math.ceil(theta * n_gpus * scale)
+            <= sum(math.ceil((theta - 1) * scale) * data.jobs[i].gpus * v.r[i, t] for i in present)
+            + math.ceil((2 - theta) * n_gpus * scale)
         )
     for q, pair in enumerate(data.pairs):
         i, k = pair.first, pair.second
@@ -284,6 +285,25 @@ def add_valid_cuts(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> Non
                 model.add_bool_or([v.r[i, t].Not(), v.r[k, t].Not(), v.v[q, t]])
             else:
                 model.add_bool_or([v.r[i, t].Not(), v.r[k, t].Not()])
+
+
+def add_finish_cuts(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
+    """A job runs at most its fastest alone pace (see
+    :func:`formulations.offline.milp.constraints.add_finish_cuts`); the finish cut in units of
+    dt / F, its right-hand side F · W_j / top_j rounded up (the left-hand side is an integer)."""
+    units = data.time_units_per_slot
+    for i, job in enumerate(data.jobs):
+        least = -(-job.work // job.max_progress)
+        for t in job.end_slots:
+            started = [v.y[i, s] for s in job.start_slots if s <= t - least + 1]
+            ended = [v.e[i, s] for s in job.end_slots if s <= t]
+            model.add(sum(ended) <= sum(started))
+        model.add(
+            units * sum(t * v.e[i, t] for t in job.end_slots)
+            + v.frac[i]
+            - units * sum(t * v.y[i, t] for t in job.start_slots)
+            >= -(-units * job.work // job.max_progress)
+        )
 
 
 def add_symmetry(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
@@ -308,6 +328,16 @@ def add_upper_bound(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> No
     if data.upper_bound_total is not None:
         limit = (data.upper_bound_total + data.arrival_total) / data.dt * data.time_units_per_slot
         model.add(total_units(data, v) <= int(limit) + 1)
+
+
+def add_lower_bound(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
+    """Σ JCT ≥ the preprocessing's lower bound (see
+    :func:`formulations.offline.milp.constraints.add_lower_bound`), in units of dt / F rounded
+    down."""
+    if data.lower_bound_total > 0:
+        floor = data.lower_bound_total * (1 - 1e-6) - 1e-3
+        limit = (floor + data.arrival_total) / data.dt * data.time_units_per_slot
+        model.add(total_units(data, v) >= math.floor(limit))
 
 
 def add_exclusions(

@@ -249,8 +249,10 @@ def add_valid_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None
 
     Per slot with more GPU demand than GPUs: (a) GPUs holding two jobs ≥ Σ_j G_j r_jt − |Γ|, and
     each co-running pair shares at most min(G_i, G_k) of them; (b) throughput:
-    Σ_j G_j · prog_jt / top_j ≤ θ · |Γ|. Per pair with G_i + G_k > |Γ|: running together means
-    sharing (v ≥ r_i + r_k − 1), or never both if they never fit.
+    Σ_j G_j · prog_jt / top_j ≤ (θ − 1) · Σ_j G_j r_jt + (2 − θ) · |Γ| (a GPU alone does at
+    most 1, a shared one at most θ, and at least Σ_j G_j r_jt − |Γ| GPUs are shared; at full
+    occupancy this is θ · |Γ|). Per pair with G_i + G_k > |Γ|: running together means sharing
+    (v ≥ r_i + r_k − 1), or never both if they never fit.
     """
     scale = data.work_units_per_slot
     n_gpus = len(data.gpus)
@@ -273,7 +275,7 @@ def add_valid_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None
                 data.jobs[i].gpus * scale / data.jobs[i].max_progress * v.prog[i, t]
                 for i in present
             )
-            <= theta * n_gpus,
+            <= (theta - 1) * demand + (2 - theta) * n_gpus,
             f"throughput_{t}",
         )
     for q, pair in enumerate(data.pairs):
@@ -285,6 +287,29 @@ def add_valid_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None
                 prob += v.v[q, t] >= v.r[i, t] + v.r[k, t] - 1, f"must_share_{q}_{t}"
             else:
                 prob += v.r[i, t] + v.r[k, t] <= 1, f"never_both_{q}_{t}"
+
+
+def add_finish_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """A job runs at most its fastest alone pace (each holds for every schedule).
+
+    With m_j = ⌈W_j / top_j⌉ slots of work at least: the last slot is at least m_j − 1 slots
+    after the start (Σ_{τ≤t} e_jτ ≤ Σ_{τ≤t−m_j+1} y_jτ for every t), and the finish is at least
+    W_j / top_j slots after the start (Σ_t t·e_jt + f_j ≥ Σ_t t·y_jt + W_j / top_j): full slots
+    bring at most top_j and the last slot's share f_j is at least R_j / top_j.
+    """
+    for i, job in enumerate(data.jobs):
+        least = -(-job.work // job.max_progress)
+        for t in job.end_slots:
+            started = [v.y[i, s] for s in job.start_slots if s <= t - least + 1]
+            ended = [v.e[i, s] for s in job.end_slots if s <= t]
+            prob += pulp.lpSum(ended) <= pulp.lpSum(started), f"least_slots_{i}_{t}"
+        prob += (
+            pulp.lpSum(t * v.e[i, t] for t in job.end_slots)
+            + v.frac[i]
+            - pulp.lpSum(t * v.y[i, t] for t in job.start_slots)
+            >= job.work / job.max_progress,
+            f"finish_after_start_{i}",
+        )
 
 
 def add_symmetry(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
@@ -310,6 +335,14 @@ def add_upper_bound(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> Non
     """Σ finish ≤ the heuristic's bound (keeps every schedule at least as good)."""
     if data.upper_bound_total is not None:
         prob += total_finish(data, v) <= data.upper_bound_total + data.arrival_total, "ub"
+
+
+def add_lower_bound(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """Σ JCT ≥ the preprocessing's lower bound (Σ LB_j, SRPT, the relaxation of §2.10), less a
+    margin of 10⁻⁶ relative + 10⁻³ s for the bound's own float error."""
+    if data.lower_bound_total > 0:
+        floor = data.lower_bound_total * (1 - 1e-6) - 1e-3
+        prob += total_finish(data, v) - data.arrival_total >= floor, "lb"
 
 
 def add_exclusions(
