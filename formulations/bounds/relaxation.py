@@ -25,10 +25,19 @@ import pulp
 from formulations.engines import EngineOptions
 from formulations.engines import milp as engine
 from formulations.offline.data import OfflineData, PairData
+from formulations.offline.pairs import sharing_progress
 from formulations.result import SolveStatus
 
 #: Whether "j shares a GPU in slot t" is binary (else in [0, 1]).
 SHARE_BINARY = True
+#: HiGHS's node limit for the relaxation (deterministic; the suite's instances need < 100).
+MAX_NODES = 200
+#: Wall-clock guard of the relaxation (s): only a machine far slower than expected meets it.
+WALL_GUARD_S = 120.0
+#: Largest relaxation solved by default, in binaries (12 jobs on 8 GPUs: about 700).
+MAX_BINARIES = 1500
+#: ``RelaxationBound.limit`` of a relaxation too large to solve (:data:`MAX_BINARIES`).
+SIZE_LIMIT = "size"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +52,15 @@ class RelaxationBound:
         Lower bound on the model's average JCT (s), or ``None`` if the solve gave none.
     runtime_s
         Solve time (s), building excluded.
+    limit
+        What stopped the solve before a proof (``"node limit"``: reproducible; ``"wall-clock"``:
+        the guard, not reproducible), ``None`` if nothing did.
     """
 
     status: SolveStatus
     bound: float | None
     runtime_s: float
+    limit: str | None = None
 
 
 def pair_throughput(data: OfflineData, pair: PairData) -> float:
@@ -72,19 +85,29 @@ def pair_throughput(data: OfflineData, pair: PairData) -> float:
 
 def sharing_paces(data: OfflineData) -> list[float]:
     """ψ_j: the best pace of job j while it shares a GPU, in fastest-alone slots per slot
-    (its co-run progress beside its best partner, capped by the option's alone progress; 0 for
-    a job that fits beside nobody)."""
-    pace = [0.0] * len(data.jobs)
+    (:func:`formulations.offline.pairs.sharing_progress` ÷ top_j; 0 for a job that fits beside
+    nobody)."""
+    return [
+        units / job.max_progress
+        for units, job in zip(sharing_progress(data), data.jobs, strict=True)
+    ]
+
+
+def pair_paces(data: OfflineData) -> dict[tuple[int, int], float]:
+    """``(j, k)`` -> the best pace of j beside k (fastest-alone slots per slot), for pairs that
+    fit in some option combination."""
+    paces: dict[tuple[int, int], float] = {}
     for pair in data.pairs:
         for combo in pair.options:
             if not combo.fits:
                 continue
-            for position, i in ((True, pair.first), (False, pair.second)):
+            for first, i in ((True, pair.first), (False, pair.second)):
                 job = data.jobs[i]
-                alone = job.options[combo.option(position)].alone
-                value = min(combo.progress(position), alone) / job.max_progress
-                pace[i] = max(pace[i], value)
-    return pace
+                alone = job.options[combo.option(first)].alone
+                value = min(combo.progress(first), alone) / job.max_progress
+                key = (i, pair.other(i))
+                paces[key] = max(paces.get(key, 0.0), value)
+    return paces
 
 
 def slot_throughputs(data: OfflineData) -> list[float]:
@@ -106,6 +129,16 @@ def build_relaxation(data: OfflineData) -> tuple[pulp.LpProblem, dict[str, dict[
     new = prob.add_variable
     y, e, r, u, rho, frac, sh, rho_shared, last_shared = {}, {}, {}, {}, {}, {}, {}, {}, {}
     pace = sharing_paces(data)
+    beside = pair_paces(data)
+    partners: dict[tuple[int, int], list[int]] = {}  # (j, t) -> partners present in slot t
+    slot_pace: dict[tuple[int, int], float] = {}  # (j, t) -> ψ_jt, its best pace beside them
+    for pair in data.pairs:
+        if not pair.any_fit:
+            continue
+        for t in pair.overlap:
+            for i, k in ((pair.first, pair.second), (pair.second, pair.first)):
+                partners.setdefault((i, t), []).append(k)
+                slot_pace[i, t] = max(slot_pace.get((i, t), 0.0), beside[i, k])
     for i, job in enumerate(data.jobs):
         for t in job.start_slots:
             y[i, t] = new(f"y_{i}_{t}", cat=binary)
@@ -114,16 +147,13 @@ def build_relaxation(data: OfflineData) -> tuple[pulp.LpProblem, dict[str, dict[
         for t in job.slots:
             r[i, t] = new(f"r_{i}_{t}", 0, 1, cont)
             u[i, t] = new(f"u_{i}_{t}", 0, 1, cont)
-            if pace[i] > 0:
+            if (i, t) in partners:
                 sh[i, t] = new(f"sh_{i}_{t}", cat=binary if SHARE_BINARY else cont)
         rho[i] = new(f"rho_{i}", 0, 1, cont)
         if pace[i] > 0:
             rho_shared[i] = new(f"rho_shared_{i}", 0, 1, cont)
             last_shared[i] = new(f"last_shared_{i}", 0, 1, cont)
         frac[i] = new(f"f_{i}", 0, 1, cont)
-    sharers = {p.first for p in data.pairs if p.any_fit} | {
-        p.second for p in data.pairs if p.any_fit
-    }
     for i, job in enumerate(data.jobs):
         prob += pulp.lpSum(y[i, t] for t in job.start_slots) == 1, f"start_{i}"
         prob += pulp.lpSum(e[i, t] for t in job.end_slots) == 1, f"end_{i}"
@@ -138,8 +168,12 @@ def build_relaxation(data: OfflineData) -> tuple[pulp.LpProblem, dict[str, dict[
             if (i, t) in sh:
                 prob += sh[i, t] <= r[i, t], f"shares_runs_{i}_{t}"
                 prob += (
-                    u[i, t] <= r[i, t] - last - (1 - pace[i]) * (sh[i, t] - last),
+                    u[i, t] <= r[i, t] - last - (1 - slot_pace[i, t]) * (sh[i, t] - last),
                     (f"shared_pace_{i}_{t}"),
+                )
+                prob += (
+                    sh[i, t] <= pulp.lpSum(sh[k, t] for k in partners[i, t] if (k, t) in sh),
+                    f"partner_shares_{i}_{t}",
                 )
         if i in rho_shared:  # the last slot's work alone (rho) or beside a partner (rho_shared)
             prob += rho[i] + rho_shared[i] / pace[i] <= frac[i], f"last_share_{i}"
@@ -175,7 +209,7 @@ def build_relaxation(data: OfflineData) -> tuple[pulp.LpProblem, dict[str, dict[
         if not present:
             continue
         demand = pulp.lpSum(data.jobs[i].gpus * r[i, t] for i in present)
-        held = pulp.lpSum((1 if i in sharers else 2) * data.jobs[i].gpus * r[i, t] for i in present)
+        held = pulp.lpSum((1 if (i, t) in sh else 2) * data.jobs[i].gpus * r[i, t] for i in present)
         prob += held <= 2 * n_gpus, f"held_{t}"
         prob += (
             pulp.lpSum(data.jobs[i].gpus * sh[i, t] for i in present if (i, t) in sh)
@@ -200,7 +234,12 @@ def build_relaxation(data: OfflineData) -> tuple[pulp.LpProblem, dict[str, dict[
 
 
 def relaxation_bound(
-    data: OfflineData, *, time_limit: float | None = 10.0, seed: int = 0
+    data: OfflineData,
+    *,
+    max_nodes: int | None = MAX_NODES,
+    time_limit: float | None = WALL_GUARD_S,
+    max_binaries: int | None = MAX_BINARIES,
+    seed: int = 0,
 ) -> RelaxationBound:
     """Solve the placement-free relaxation; its optimum (or HiGHS's bound) bounds the model's.
 
@@ -209,22 +248,34 @@ def relaxation_bound(
     data
         The offline model's data (its windows: with the heuristic's bound, the relaxation bounds
         every schedule at least as good as the heuristic's, as the model does).
+    max_nodes
+        HiGHS's branch-and-bound node limit (deterministic: a run stopped by it gives the same
+        bound every time; ``None``: none).
     time_limit
-        Wall-clock seconds for HiGHS (``None``: none).
+        A wall-clock guard (s) for machines far slower than expected (``None``: none); a run it
+        stops is not reproducible (``status`` FEASIBLE/TIME_LIMIT, see ``limit``).
+    max_binaries
+        Solve only a relaxation of at most this many binaries (``None``: any); a larger one
+        comes back UNKNOWN without a bound, ``limit`` ``"size"`` (a deterministic rule: HiGHS's
+        root node alone took 32 s at 2,700 binaries and over 120 s at 11,800).
     seed
         HiGHS's random seed.
     """
     if data.infeasible is not None:
         return RelaxationBound(SolveStatus.INFEASIBLE, None, 0.0)
     prob, _ = build_relaxation(data)
+    binaries = sum(1 for variable in prob.variables() if variable.cat == pulp.LpInteger)
+    if max_binaries is not None and binaries > max_binaries:
+        return RelaxationBound(SolveStatus.UNKNOWN, None, 0.0, SIZE_LIMIT)
     run = engine.solve(
         prob,
         EngineOptions(time_limit=time_limit, seed=seed, workers=1),
         backend="highs",
         gap_rel=0.0,
         gap_abs=1e-7,
+        max_nodes=max_nodes,
     )
     bound = run.bound
     if bound is None and run.status is SolveStatus.OPTIMAL:
         bound = run.objective
-    return RelaxationBound(run.status, bound, run.runtime_s)
+    return RelaxationBound(run.status, bound, run.runtime_s, run.limit)

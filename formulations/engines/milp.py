@@ -15,7 +15,7 @@ from typing import Any
 import pulp
 
 from formulations.engines.quiet import stdout_to_stderr
-from formulations.engines.run import WALL_CLOCK, EngineOptions, EngineRun
+from formulations.engines.run import NODE_LIMIT, WALL_CLOCK, EngineOptions, EngineRun
 from formulations.engines.status import status_of
 from formulations.result import SolveStatus
 
@@ -34,6 +34,17 @@ class _Highs(pulp.HiGHS):
         super().__init__(**kwargs)
         self._start = dict(start or {})
 
+    def findSolutionValues(self, lp: pulp.LpProblem) -> tuple[int, int]:
+        """PuLP's reading of the solution, plus HiGHS's node limit (``mip_max_nodes``), which
+        PuLP does not map: read like the time limit (a solution if HiGHS has one)."""
+        try:
+            return super().findSolutionValues(lp)
+        except KeyError:  # kSolutionLimit: the values are assigned before PuLP's lookup fails
+            value = lp.solverModel.getInfo().objective_function_value
+            if value is None or not abs(value) < _NO_BOUND:
+                return pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound
+            return pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible
+
     def callSolver(self, lp: pulp.LpProblem) -> None:
         if self._start:
             index = [var.index for var in lp.variables() if var.name in self._start]
@@ -50,6 +61,7 @@ def solve(
     gap_rel: float | None = None,
     gap_abs: float | None = None,
     start: Mapping[pulp.LpVariable, float] | None = None,
+    max_nodes: int | None = None,
 ) -> EngineRun:
     """Solve ``prob`` with ``backend``.
 
@@ -66,6 +78,9 @@ def solve(
     start
         Variable values to start from: HiGHS gets them with ``setSolution`` (a partial start it
         completes), CBC as a warm start (``setInitialValue``, ``warmStart``).
+    max_nodes
+        HiGHS only: stop after this many branch-and-bound nodes (``mip_max_nodes``), a
+        deterministic limit (a run stopped by it is reproducible, unlike the wall-clock one).
 
     Raises
     ------
@@ -87,6 +102,7 @@ def solve(
             gapRel=gap_rel,
             gapAbs=gap_abs,
             random_seed=options.seed,
+            **({} if max_nodes is None else {"mip_max_nodes": max_nodes}),
         )
     else:
         for var, value in (start or {}).items():
@@ -128,15 +144,16 @@ def solve(
             stopped=prob.status == pulp.LpStatusNotSolved and time_limit is not None,
         )
         runtime = wall
-    limited = time_limit is not None
+    limited = time_limit is not None or max_nodes is not None
     stopped = limited and status in (SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT)
+    limit = (NODE_LIMIT if info.pop("node_limit", False) else WALL_CLOCK) if stopped else None
     return EngineRun(
         status=status,
         objective=pulp.value(prob.objective) if status.has_solution else None,
         bound=bound,
         runtime_s=runtime,
         wall_s=wall,
-        limit=WALL_CLOCK if stopped else None,
+        limit=limit,
         value=_value,
         info=info,
     )
@@ -152,11 +169,12 @@ def _highs_status(
     code = model.getModelStatus()
     info["solver_status"] = model.modelStatusToString(code)
     statuses = highspy.HighsModelStatus
+    info["node_limit"] = code == statuses.kSolutionLimit
     status = status_of(
         optimal=code == statuses.kOptimal,
         infeasible=code in (statuses.kInfeasible, statuses.kUnboundedOrInfeasible),
         solution=solution,
-        stopped=code == statuses.kTimeLimit,
+        stopped=code in (statuses.kTimeLimit, statuses.kSolutionLimit),
     )
     if status is SolveStatus.INFEASIBLE:
         return status, None

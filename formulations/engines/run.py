@@ -11,6 +11,8 @@ from formulations.result import SolveStatus
 #: Which limit stopped a run (``EngineRun.limit``).
 DETERMINISTIC = "deterministic time"
 WALL_CLOCK = "wall-clock"
+#: HiGHS's branch-and-bound node limit (``max_nodes`` of the MILP engine): deterministic.
+NODE_LIMIT = "node limit"
 WALL_CLOCK_GUARD = "wall-clock guard"
 
 
@@ -71,7 +73,7 @@ class EngineRun:
     wall_s
         Wall-clock time of the whole solve call (PuLP's transfer of the model included).
     limit
-        Which limit stopped the run (:data:`DETERMINISTIC`, :data:`WALL_CLOCK`,
+        Which limit stopped the run (:data:`DETERMINISTIC`, :data:`WALL_CLOCK`, :data:`NODE_LIMIT`,
         :data:`WALL_CLOCK_GUARD`), ``None`` if none did.
     value
         A variable's value in the solution (0 for a MILP variable without one).

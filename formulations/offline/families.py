@@ -26,6 +26,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("work", "§2.4"),
     Family("valid_cuts", "§2.4"),
     Family("finish_cuts", "§2.4"),
+    Family("sharing_cuts", "§2.10"),
     Family("symmetry", "§2.4", reduction=True),
     Family("upper_bound", "§2.4", reduction=True),
     Family("lower_bound", "§2.10", reduction=True),

@@ -76,3 +76,18 @@ def slowing_options(data: OfflineData, pair: PairData, position: int) -> tuple[i
         for n, c in enumerate(pair.options)
         if c.fits and c.progress(first) < job.options[c.option(first)].alone
     )
+
+
+def sharing_progress(data: OfflineData) -> list[int]:
+    """Per job, the most work units one full slot brings it while it shares a GPU: over its
+    partners and their fitting option combinations, its co-run progress capped by its option's
+    alone progress (0 for a job that fits beside nobody). ψ_j · top_j of §2.10."""
+    best = [0] * len(data.jobs)
+    for pair in data.pairs:
+        for combo in pair.options:
+            if not combo.fits:
+                continue
+            for first, i in ((True, pair.first), (False, pair.second)):
+                alone = data.jobs[i].options[combo.option(first)].alone
+                best[i] = max(best[i], min(combo.progress(first), alone))
+    return best

@@ -45,8 +45,6 @@ MAX_ROUNDS = 20
 #: replays) also stops at ``factor · time_limit + extra`` wall-clock seconds (§2.6).
 WALL_GUARD_FACTOR = 3.0
 WALL_GUARD_EXTRA_S = 30.0
-#: Wall-clock seconds for the placement-free relaxation (docs/formulations.md §2.10).
-RELAXATION_LIMIT_S = 10.0
 
 
 def objective_tolerance(data: OfflineData, value: float) -> float:
@@ -114,9 +112,9 @@ def solve_offline(
         Refuse a larger model before building it (:mod:`formulations.offline.size`; ``None``: no
         limit).
     relaxation
-        Solve the placement-free relaxation first (:mod:`formulations.bounds`, at most
-        :data:`RELAXATION_LIMIT_S` wall-clock s, not counted in ``time_limit``): its bound joins
-        the preprocessing's and the model's (docs/formulations.md §2.10).
+        Solve the placement-free relaxation first (:mod:`formulations.bounds`; HiGHS with a
+        node limit, deterministic, not counted in ``time_limit``): its bound joins the
+        preprocessing's and the model's (docs/formulations.md §2.10).
 
     Returns
     -------
@@ -160,7 +158,7 @@ def solve_offline(
     if relaxation and data.infeasible is None:
         from formulations.bounds.relaxation import relaxation_bound  # bounds imports offline
 
-        relaxed = relaxation_bound(data, time_limit=RELAXATION_LIMIT_S, seed=seed)
+        relaxed = relaxation_bound(data, seed=seed)
         if relaxed.bound is not None and relaxed.bound * len(data.jobs) > data.lower_bound_total:
             data = replace(data, lower_bound_total=relaxed.bound * len(data.jobs))
     info: dict[str, Any] = {
@@ -177,6 +175,7 @@ def solve_offline(
             "status": relaxed.status.value,
             "bound": relaxed.bound,
             "runtime_s": relaxed.runtime_s,
+            "limit": relaxed.limit,
         }
 
     def result(

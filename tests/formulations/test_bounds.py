@@ -110,3 +110,23 @@ def test_solve_offline_reports_the_relaxation_and_proves_without_a_model_when_it
     without = solve_offline(instance, "cpsat", dt=optimum.dt, time_limit=30, relaxation=False)
     assert "relaxation" not in without.info
     assert without.replayed_avg_jct == pytest.approx(result.replayed_avg_jct, abs=1e-6)
+
+
+def test_node_limit_is_reproducible_and_below_the_full_relaxation() -> None:
+    """HiGHS stopped by its node limit (deterministic) gives the same bound twice, ≤ the proof."""
+    optimum, instance = next((o, i) for o, i in PROVEN if o.name == "n4-g4-all-b")
+    data = preprocess(instance, optimum.dt)
+    stopped = [relaxation_bound(data, max_nodes=1) for _ in range(2)]
+    assert stopped[0].limit == "node limit" and stopped[0].status.value == "feasible"
+    assert stopped[0].bound == stopped[1].bound
+    full = relaxation_bound(data)
+    assert full.status.value == "optimal" and full.limit is None
+    assert stopped[0].bound is not None and full.bound is not None
+    assert stopped[0].bound <= full.bound + 1e-6
+
+
+def test_a_relaxation_too_large_is_not_solved() -> None:
+    optimum, instance = next((o, i) for o, i in PROVEN if o.name == "n4-g4-all-b")
+    data = preprocess(instance, optimum.dt)
+    result = relaxation_bound(data, max_binaries=10)
+    assert result.bound is None and result.limit == "size" and result.status.value == "unknown"

@@ -23,7 +23,7 @@ from formulations.offline.backend import (
 from formulations.offline.cpsat.objective import total_units
 from formulations.offline.cpsat.variables import CpVars, Lit
 from formulations.offline.data import OfflineData
-from formulations.offline.pairs import slowing_options
+from formulations.offline.pairs import sharing_progress, slowing_options
 
 
 def add_start_end(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
@@ -304,6 +304,44 @@ def add_finish_cuts(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> No
             - units * sum(t * v.y[i, t] for t in job.start_slots)
             >= -(-units * job.work // job.max_progress)
         )
+
+
+def add_sharing_cuts(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:
+    """A sharing job runs at its sharing pace (see
+    :func:`formulations.offline.milp.constraints.add_sharing_cuts`); in integers: the progress
+    cap top_j − (top_j − S_j)(sh − e) and, in the last slot, F · R_j ≤ S_j · f_j when λ_j,
+    S_j = ψ_j · top_j (an integer)."""
+    n_gpus = len(data.gpus)
+    units = data.time_units_per_slot
+    pace = sharing_progress(data)
+    shared: dict[int, list[Any]] = {}
+    for t in range(data.horizon):
+        present = data.present(t)
+        if sum(data.jobs[i].gpus for i in present) <= n_gpus:
+            continue
+        incidences = []
+        for i in present:
+            job = data.jobs[i]
+            if pace[i] == 0:
+                continue
+            sh = model.new_bool_var(f"sh_{i}_{t}")
+            model.add_implication(sh, v.r[i, t])
+            last = v.e.get((i, t), 0)
+            model.add(
+                v.prog[i, t]
+                <= job.max_progress * (v.r[i, t] - last)
+                - (job.max_progress - pace[i]) * (sh - last)
+            )
+            incidences.append(job.gpus * sh)
+            if (i, t) in v.e:
+                shared.setdefault(i, []).append((sh, v.e[i, t]))
+        demand = sum(data.jobs[i].gpus * v.r[i, t] for i in present)
+        model.add(sum(incidences) >= 2 * (demand - n_gpus))
+    for i, pairs in shared.items():
+        last_shared = model.new_bool_var(f"last_shared_{i}")
+        for sh, end in pairs:
+            model.add_bool_or([sh.Not(), end.Not(), last_shared])
+        model.add(units * v.rest[i] <= pace[i] * v.frac[i]).only_enforce_if(last_shared)
 
 
 def add_symmetry(model: cp_model.CpModel, data: OfflineData, v: CpVars) -> None:

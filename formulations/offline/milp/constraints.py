@@ -18,7 +18,7 @@ from formulations.offline.backend import JobPlan, decision_keys
 from formulations.offline.data import OfflineData
 from formulations.offline.milp.objective import total_finish
 from formulations.offline.milp.variables import MilpVars, Var
-from formulations.offline.pairs import slowing_options
+from formulations.offline.pairs import sharing_progress, slowing_options
 
 
 def add_start_end(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
@@ -309,6 +309,54 @@ def add_finish_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> Non
             - pulp.lpSum(t * v.y[i, t] for t in job.start_slots)
             >= job.work / job.max_progress,
             f"finish_after_start_{i}",
+        )
+
+
+def add_sharing_cuts(prob: pulp.LpProblem, data: OfflineData, v: MilpVars) -> None:
+    """A sharing job runs at its sharing pace (each holds for every schedule; §2.10).
+
+    Per slot with more GPU demand than GPUs, sh_jt ∈ {0, 1} (j shares a GPU in slot t; only for
+    jobs that fit beside someone): sh_jt ≤ r_jt; Σ_j G_j sh_jt ≥ 2 (Σ_j G_j r_jt − |Γ|) (that
+    many job-GPU incidences lie on shared GPUs); prog_jt ≤ top_j (r_jt − e_jt) −
+    (top_j − S_j)(sh_jt − e_jt), S_j = ψ_j · top_j the most a full slot brings j while it
+    shares (:func:`formulations.offline.pairs.sharing_progress`). In the last slot, with
+    λ_j ≥ sh_jt + e_jt − 1: f_j ≥ R_j / S_j − (top_j / S_j)(1 − λ_j). The auxiliary sh and λ
+    are made here: no other family reads them.
+    """
+    n_gpus = len(data.gpus)
+    scale = data.work_units_per_slot
+    pace = sharing_progress(data)
+    shared: dict[int, list[tuple[Var, Var]]] = {}
+    for t in range(data.horizon):
+        present = data.present(t)
+        if sum(data.jobs[i].gpus for i in present) <= n_gpus:
+            continue
+        incidences = []
+        for i in present:
+            job = data.jobs[i]
+            if pace[i] == 0:
+                continue
+            sh = prob.add_variable(f"sh_{i}_{t}", cat=pulp.LpBinary)
+            prob += sh <= v.r[i, t], f"sh_runs_{i}_{t}"
+            last = v.e.get((i, t), 0)
+            top = job.max_progress / scale
+            prob += (
+                v.prog[i, t] <= top * (v.r[i, t] - last) - (top - pace[i] / scale) * (sh - last),
+                f"sh_pace_{i}_{t}",
+            )
+            incidences.append(job.gpus * sh)
+            if (i, t) in v.e:
+                shared.setdefault(i, []).append((sh, v.e[i, t]))
+        demand = pulp.lpSum(data.jobs[i].gpus * v.r[i, t] for i in present)
+        prob += pulp.lpSum(incidences) >= 2 * (demand - n_gpus), f"sh_incidences_{t}"
+    for i, pairs in shared.items():
+        last_shared = prob.add_variable(f"last_shared_{i}", 0, 1, pulp.LpContinuous)
+        for n, (sh, end) in enumerate(pairs):
+            prob += last_shared >= sh + end - 1, f"last_shared_{i}_{n}"
+        top = data.jobs[i].max_progress
+        prob += (
+            v.frac[i] >= v.rest[i] * scale / pace[i] - top / pace[i] * (1 - last_shared),
+            f"last_pace_{i}",
         )
 
 
