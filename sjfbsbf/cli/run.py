@@ -37,6 +37,25 @@ from sjfbsbf.cli.common import (
     stdout,
 )
 
+#: Columns of ``simulate --rounds-csv``: exact-round's per-round log (formulations/policy.py):
+#: time (s), pending jobs and hosts of the round, idle GPUs, solver status and solve time (s),
+#: greedy and applied ("exact") scores (s), the solver's re-scored objective, exact − greedy,
+#: the score tolerance, and whether the greedy's assignment is feasible.
+ROUND_COLUMNS = (
+    "time",
+    "jobs",
+    "hosts",
+    "idle",
+    "status",
+    "runtime_s",
+    "greedy",
+    "exact",
+    "solver_objective",
+    "gap",
+    "tolerance",
+    "greedy_feasible",
+)
+
 
 @app.command()
 def simulate(
@@ -69,18 +88,32 @@ def simulate(
             "sub_batch, ...) as CSV.",
         ),
     ] = None,
+    rounds_csv: Annotated[
+        Path | None,
+        typer.Option(
+            "--rounds-csv",
+            metavar="OUT.csv",
+            help="exact-round only: write one row per round (time, jobs, hosts, idle, greedy and "
+            "exact score, gap, status, solve time, ...) as CSV.",
+        ),
+    ] = None,
 ) -> None:
     """Run one policy on an instance file and print its metrics."""
     options: dict[str, Any] = dict(sim_options(dt, interval, restart_overhead))
     check_policies([policy], "--policy")
+    if rounds_csv is not None and policy != "exact-round":
+        raise typer.BadParameter(
+            f"only exact-round logs its rounds, not {policy!r}", param_hint="'--rounds-csv'"
+        )
     chosen = policy_options([policy], option)
     from sjfbsbf.core.instance_io import read_instance
     from sjfbsbf.experiments.compare import run_policies
 
     instance = read_instance(instance_path)
     options.update(interference_options(interference, throughputs))
-    if jobs_csv is not None:
-        jobs_csv.parent.mkdir(parents=True, exist_ok=True)  # fail early on an unusable path
+    for out in (jobs_csv, rounds_csv):
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)  # fail early on an unusable path
     console = stdout()
     console.print(describe(instance, str(instance_path)) + f"; policy {policy}")
     started = time.perf_counter()
@@ -100,6 +133,14 @@ def simulate(
 
         write_text_atomic(jobs_csv, result.jobs.to_csv(index=False))
         console.print(f"wrote {jobs_csv} ({len(result.jobs)} jobs)", markup=False, soft_wrap=True)
+    if rounds_csv is not None:
+        import pandas as pd
+
+        from sjfbsbf.core.atomic import write_text_atomic
+
+        rounds = pd.DataFrame(result.stats.get("round_log", []), columns=ROUND_COLUMNS)
+        write_text_atomic(rounds_csv, rounds.to_csv(index=False))
+        console.print(f"wrote {rounds_csv} ({len(rounds)} rounds)", markup=False, soft_wrap=True)
 
 
 @app.command()

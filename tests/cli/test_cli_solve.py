@@ -188,3 +188,43 @@ def test_cli_out_bad_suffix_is_one_line(tmp_path: Path, command: str, name: str)
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "'--out'" in result.stderr and "must end in .csv or .json" in result.stderr
     assert not (tmp_path / name).exists()
+
+
+# -- exact-round: one row per round ---------------------------------------------------------------
+def test_simulate_exact_round_writes_one_row_per_round(tmp_path: Path) -> None:
+    """--rounds-csv holds exact-round's round log: scores, gap = exact − greedy, ≥ 0 up to tol."""
+    from sjfbsbf.cli.run import ROUND_COLUMNS
+
+    out = tmp_path / "rounds.csv"
+    instance = SUITE / "n6-g4-all-a.json"
+    result = CliRunner().invoke(
+        app,
+        [
+            "simulate",
+            str(instance),
+            "--policy",
+            "exact-round",
+            "--dt",
+            "60",
+            "--rounds-csv",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    rounds = pd.read_csv(out)
+    assert tuple(rounds.columns) == ROUND_COLUMNS
+    assert len(rounds) >= 1 and f"({len(rounds)} rounds)" in result.output
+    assert (rounds["gap"] == rounds["exact"] - rounds["greedy"]).all()
+    assert (rounds["gap"] >= -rounds["tolerance"]).all()
+    assert set(rounds["status"]) <= {"optimal", "feasible"}
+
+
+def test_rounds_csv_is_refused_for_other_policies(tmp_path: Path) -> None:
+    out = tmp_path / "rounds.csv"
+    result = CliRunner().invoke(
+        app,
+        ["simulate", str(SUITE / "n6-g4-all-a.json"), "--policy", "sjf", "--rounds-csv", str(out)],
+    )
+    assert result.exit_code == 2
+    assert "only exact-round logs its rounds" in result.output
+    assert "Traceback" not in result.output and not out.exists()
