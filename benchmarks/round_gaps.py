@@ -6,7 +6,9 @@ seed: the rounds, those where a job can share (exact score > 0), those where the
 (gap = exact − greedy above the round's tolerance), the mean and largest gap (s of estimated
 benefit) and the largest relative gap (gap ÷ exact score). ``--out DIR`` also writes every
 round as ``rounds-seed<N>.csv`` and a headless figure ``round_gaps.png``: the distribution of
-the relative gap over the rounds where someone can share.
+the relative gap over the rounds where someone can share; with ``--worst N`` each seed's N
+rounds where the greedy loses most as round files (``sjfbsbf.round/1``,
+:mod:`formulations.round.io`), as in ``instances/rounds/``.
 
 Usage::
 
@@ -18,18 +20,49 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 
-def round_log(seed: int) -> pd.DataFrame:
-    """exact-round's round log on the default workload of ``seed``."""
+def run(seed: int) -> tuple[pd.DataFrame, list[Any]]:
+    """exact-round's round log on the default workload of ``seed``, and its round problems."""
     from sjfbsbf.policies import make_policy
     from sjfbsbf.sim.simulator import simulate
     from sjfbsbf.workloads import default_workload
 
-    result = simulate(default_workload(seed), make_policy("exact-round"))
-    return pd.DataFrame(result.stats["round_log"])
+    policy = make_policy("exact-round")
+    result = simulate(default_workload(seed), policy)
+    problems = list(policy.round_solver.round_problems)  # type: ignore[attr-defined]
+    return pd.DataFrame(result.stats["round_log"]), problems
+
+
+def round_log(seed: int) -> pd.DataFrame:
+    """exact-round's round log on the default workload of ``seed``."""
+    return run(seed)[0]
+
+
+def write_worst(
+    seed: int, rounds: pd.DataFrame, problems: list[Any], count: int, directory: Path
+) -> list[Path]:
+    """Write the ``count`` rounds where the greedy loses most (gap > tolerance; ties: earlier
+    round first) as ``sjfbsbf.round/1`` files; their paths."""
+    from formulations.round.io import write_round
+
+    loses = rounds[rounds["gap"] > rounds["tolerance"]]
+    order = loses.sort_values(["gap", "time"], ascending=[False, True], kind="stable")
+    paths = []
+    for index, row in order.head(count).iterrows():
+        path = directory / f"default-seed{seed}-t{int(row['time'])}.json"
+        meta = {
+            "source": f"exact-round on the default workload, seed {seed}",
+            "time": float(row["time"]),
+            "greedy": float(row["greedy"]),
+            "exact": float(row["exact"]),
+        }
+        write_round(problems[int(index)], path, meta)  # type: ignore[call-overload]
+        paths.append(path)
+    return paths
 
 
 def summary(rounds: pd.DataFrame) -> dict[str, float]:
@@ -71,8 +104,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", type=Path, help="write the rounds' CSVs and round_gaps.png")
+    parser.add_argument(
+        "--worst",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --out: write each seed's N "
+        "rounds where the greedy loses most as round files (sjfbsbf.round/1)",
+    )
     args = parser.parse_args(argv)
-    logs = {seed: round_log(seed) for seed in args.seeds}
+    runs = {seed: run(seed) for seed in args.seeds}
+    logs = {seed: rounds for seed, (rounds, _) in runs.items()}
     table = pd.DataFrame({seed: summary(rounds) for seed, rounds in logs.items()}).T
     table.index.name = "seed"
     print(table.to_string(float_format=lambda x: f"{x:.3g}"))
@@ -81,6 +123,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for seed, rounds in logs.items():
             rounds.to_csv(args.out / f"rounds-seed{seed}.csv", index=False)
         figure(logs, args.out / "round_gaps.png")
+        for seed, (rounds, problems) in runs.items():
+            for path in write_worst(seed, rounds, problems, args.worst, args.out):
+                print(f"wrote {path}")
         print(f"wrote {args.out}")
 
 

@@ -88,6 +88,9 @@ class ExactRound:
         #: One record per round solved: time, size, status, runtime, greedy and applied ("exact")
         #: objectives, the solver's own re-scored objective, gap, tolerance, greedy feasibility.
         self.round_log: list[dict[str, Any]] = []
+        #: The round problems, aligned with :attr:`round_log` (to write the rounds where the
+        #: greedy loses most as round files, :mod:`formulations.round.io`); not in ``stats()``.
+        self.round_problems: list[RoundProblem] = []
 
     def fill(
         self, view: ClusterView, board: Board, pending: Sequence[int], policy: RoundPolicy
@@ -147,6 +150,7 @@ class ExactRound:
                 exact_score = result.objective
         if chosen is greedy and greedy.shares:
             self._fallbacks += 1
+        self.round_problems.append(problem)
         self.round_log.append(
             {
                 "time": now,
