@@ -18,6 +18,7 @@ from formulations.round.assignment import RoundAssignment
 from formulations.round.backend import RawSolve, decode, hint_values
 from formulations.round.families import FAMILIES
 from formulations.round.preprocess import RoundData
+from formulations.round.ties import Stage, break_ties, deadline_of
 
 
 @dataclass
@@ -131,33 +132,38 @@ def hints(data: RoundData, v: CpVars, hint: RoundAssignment) -> list[tuple[cp_mo
     return out
 
 
-def solve_cpsat(
+def restrict(
+    model: cp_model.CpModel,
+    data: RoundData,
+    v: CpVars,
+    primary: int,
+    fixed: list[tuple[Stage, int]],
+    stage: Stage,
+) -> None:
+    """Turn the model into a tie stage: primary ≥ its optimum, earlier stages fixed, objective
+    the stage's weighted sum (minimized)."""
+    model.add(sum(cand.coef * v.y[c] for c, cand in enumerate(data.candidates)) >= primary)
+    for done, value in fixed:
+        model.add(sum(w * v.n[c] for c, w in done.coef.items()) == value)
+    model.minimize(sum(w * v.n[c] for c, w in stage.coef.items()))
+
+
+def _run(
     data: RoundData,
     *,
-    time_limit: float | None = None,
-    seed: int = 0,
-    num_workers: int = 1,
-    hint: RoundAssignment | None = None,
+    seed: int,
+    num_workers: int,
+    deadline: float | None,
+    hint: RoundAssignment | None,
+    tie: tuple[int, list[tuple[Stage, int]], Stage] | None = None,
 ) -> RawSolve:
-    """Build the CP-SAT model and solve it through :mod:`formulations.engines.cpsat`.
-
-    Parameters
-    ----------
-    data
-        Preprocessed round problem.
-    time_limit
-        Wall-clock seconds (``None``: none).
-    seed
-        ``random_seed``.
-    num_workers
-        Search workers (1 or a fixed small number, for reproducibility).
-    hint
-        A known assignment given as a solution hint.
-    """
+    """One solve: the primary model, or with ``tie`` = (primary, fixed, stage) a tie stage."""
     model, v = build(data)
+    if tie is not None:
+        restrict(model, data, v, *tie)
     run = engine.solve(
         model,
-        EngineOptions(time_limit=time_limit, seed=seed, workers=num_workers),
+        EngineOptions(deadline=deadline, seed=seed, workers=num_workers),
         hints=() if hint is None else hints(data, v, hint),
     )
     info = dict(run.info, num_workers=num_workers)
@@ -171,3 +177,51 @@ def solve_cpsat(
         idle=lambda p: int(run.value(v.i[p])),
     )
     return RawSolve(run.status, assignment, run.bound, run.runtime_s, info)
+
+
+def solve_cpsat(
+    data: RoundData,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    num_workers: int = 1,
+    hint: RoundAssignment | None = None,
+) -> RawSolve:
+    """Build the CP-SAT model, solve it through :mod:`formulations.engines.cpsat`, break ties.
+
+    Parameters
+    ----------
+    data
+        Preprocessed round problem.
+    time_limit
+        Wall-clock seconds for the primary solve and the tie stages together (``None``: none).
+    seed
+        ``random_seed``.
+    num_workers
+        Search workers (1 or a fixed small number, for reproducibility).
+    hint
+        A known assignment given as a solution hint.
+
+    A proven primary optimum is then tie-broken by :func:`formulations.round.ties.break_ties`
+    (the same rule as the MILP); the status and bound are the primary solve's.
+    """
+    deadline = deadline_of(time_limit)
+    first = _run(data, seed=seed, num_workers=num_workers, deadline=deadline, hint=hint)
+
+    def stage_solve(
+        primary: int,
+        fixed: list[tuple[Stage, int]],
+        stage: Stage,
+        best: RoundAssignment,
+        until: float | None,
+    ) -> RawSolve:
+        return _run(
+            data,
+            seed=seed,
+            num_workers=num_workers,
+            deadline=until,
+            hint=best,
+            tie=(primary, fixed, stage),
+        )
+
+    return break_ties(data, first, stage_solve, deadline)

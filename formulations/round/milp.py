@@ -17,6 +17,7 @@ from formulations.round.assignment import RoundAssignment
 from formulations.round.backend import RawSolve, decode, hint_values
 from formulations.round.families import FAMILIES
 from formulations.round.preprocess import RoundData
+from formulations.round.ties import Stage, break_ties, deadline_of
 
 #: The integer objective lets the search stop once the gap is below one unit.
 ABS_GAP = 0.5
@@ -149,36 +150,45 @@ def warm_start(data: RoundData, v: MilpVars, hint: RoundAssignment) -> dict[pulp
     return start
 
 
-def solve_milp(
+def restrict(
+    prob: pulp.LpProblem,
+    data: RoundData,
+    v: MilpVars,
+    primary: int,
+    fixed: list[tuple[Stage, int]],
+    stage: Stage,
+) -> None:
+    """Turn the model into a tie stage: primary ≥ its optimum, earlier stages fixed, objective
+    the stage's weighted sum, minimized.
+
+    The sense is switched to minimization rather than maximizing the negated sum: CBC 2.10 with a
+    warm start on such a maximization returned the start as "optimal" (seen in the tie tests).
+    """
+    score = pulp.lpSum(cand.coef * v.y[c] for c, cand in enumerate(data.candidates))
+    prob += score >= primary, "tie_primary"
+    for k, (done, value) in enumerate(fixed):
+        prob += pulp.lpSum(w * v.n[c] for c, w in done.coef.items()) == value, f"tie_fixed_{k}"
+    prob.sense = pulp.LpMinimize
+    prob.setObjective(pulp.lpSum(w * v.n[c] for c, w in stage.coef.items()))
+
+
+def _run(
     data: RoundData,
     *,
-    time_limit: float | None = None,
-    seed: int = 0,
-    backend: str = "highs",
-    hint: RoundAssignment | None = None,
+    backend: str,
+    seed: int,
+    deadline: float | None,
+    hint: RoundAssignment | None,
+    tie: tuple[int, list[tuple[Stage, int]], Stage] | None = None,
 ) -> RawSolve:
-    """Build the MILP and solve it through :mod:`formulations.engines.milp`.
-
-    Parameters
-    ----------
-    data
-        Preprocessed round problem.
-    time_limit
-        Wall-clock seconds (``None``: none).
-    seed
-        Solver random seed.
-    backend
-        ``"highs"`` (``pulp.HiGHS``) or ``"cbc"`` (``pulp.PULP_CBC_CMD``).
-    hint
-        A known assignment, a warm start for CBC (HiGHS gets none here, as it always had).
-
-    CBC runs one thread; HiGHS keeps its default thread count (§3).
-    """
+    """One solve: the primary model, or with ``tie`` = (primary, fixed, stage) a tie stage."""
     prob, v = build(data)
+    if tie is not None:
+        restrict(prob, data, v, *tie)
     start = None if hint is None or backend != "cbc" else warm_start(data, v, hint)
     run = engine.solve(
         prob,
-        EngineOptions(time_limit=time_limit, seed=seed, workers=1),
+        EngineOptions(deadline=deadline, seed=seed, workers=1),
         backend=backend,
         gap_rel=0.0,
         gap_abs=ABS_GAP,
@@ -194,3 +204,47 @@ def solve_milp(
         idle=lambda p: round(run.value(v.i[p])),
     )
     return RawSolve(run.status, assignment, run.bound, run.runtime_s, run.info)
+
+
+def solve_milp(
+    data: RoundData,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    backend: str = "highs",
+    hint: RoundAssignment | None = None,
+) -> RawSolve:
+    """Build the MILP, solve it through :mod:`formulations.engines.milp`, then break ties.
+
+    Parameters
+    ----------
+    data
+        Preprocessed round problem.
+    time_limit
+        Wall-clock seconds for the primary solve and the tie stages together (``None``: none).
+    seed
+        Solver random seed.
+    backend
+        ``"highs"`` (``pulp.HiGHS``) or ``"cbc"`` (``pulp.PULP_CBC_CMD``).
+    hint
+        A known assignment, a warm start for CBC (HiGHS gets none here, as it always had).
+
+    CBC runs one thread; HiGHS keeps its default thread count (§3). A proven primary optimum is
+    then tie-broken by :func:`formulations.round.ties.break_ties` (the same rule as CP-SAT); the
+    status and bound are the primary solve's.
+    """
+    deadline = deadline_of(time_limit)
+    first = _run(data, backend=backend, seed=seed, deadline=deadline, hint=hint)
+
+    def stage_solve(
+        primary: int,
+        fixed: list[tuple[Stage, int]],
+        stage: Stage,
+        best: RoundAssignment,
+        until: float | None,
+    ) -> RawSolve:
+        return _run(
+            data, backend=backend, seed=seed, deadline=until, hint=best, tie=(primary, fixed, stage)
+        )
+
+    return break_ties(data, first, stage_solve, deadline)
