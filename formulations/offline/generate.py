@@ -101,6 +101,11 @@ def _specs() -> list[Spec]:
     out.append(Spec("n5-g2-duration-a", seed + 1, 5, 2, "duration", (1,), (1, 4), 3))
     out.append(Spec("n4-2x2-all-a", seed + 2, 4, 2, "all", (1, 2, 3), (1, 4), 2, nodes=2))
     out.append(Spec("n5-2x2-light-a", seed + 3, 5, 2, "light", (1, 2, 3), (1, 4), 3, nodes=2))
+    # 12 jobs: the densest 8-GPU spec (n10-g8-all) at the same load, seeds 2000-2005
+    # (docs/formulations.md §2.10).
+    for variant, seed12 in zip("abcdef", range(2000, 2006), strict=True):
+        name = f"n12-g8-all-{variant}"
+        out.append(Spec(name, seed12, 12, 8, "all", (1, 1, 2, 4), (1, 5), 10))
     return out
 
 
