@@ -214,3 +214,22 @@ def test_log_goes_to_stderr_never_stdout(backend: str) -> None:
             assert done.stderr.strip(), "the log should be on stderr"
         elif backend != "cbc":  # CBC's subprocess is silent without msg
             assert "HiGHS" not in done.stderr and "CP-SAT" not in done.stderr
+
+
+@pytest.mark.parametrize(("workers", "threads"), [(1, None), (2, 2)])
+def test_cbc_runs_serial_unless_asked_for_threads(
+    workers: int, threads: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "-threads 1" runs CBC's threaded code, which can hang on a lock (coin-or/Cbc#640)."""
+    seen: dict[str, object] = {}
+    original = pulp.PULP_CBC_CMD
+
+    def spy(**kwargs: object) -> pulp.LpSolver:
+        seen.update(kwargs)
+        return original(**kwargs)
+
+    monkeypatch.setattr(pulp, "PULP_CBC_CMD", spy)
+    prob, _ = _lp_knapsack()
+    run = milp_engine.solve(prob, EngineOptions(time_limit=10.0, workers=workers), backend="cbc")
+    assert run.status is SolveStatus.OPTIMAL
+    assert seen["threads"] == threads
