@@ -154,6 +154,7 @@ def solve_offline(
         wall = time_limit if solver == "milp" else WALL_GUARD_FACTOR * time_limit
         deadline = time.monotonic() + wall + (0.0 if solver == "milp" else WALL_GUARD_EXTRA_S)
     data = preprocess(instance, dt, interference=model, horizon=horizon, max_cells=max_model_cells)
+    combinatorial = data.lower_bound_total / len(data.jobs)  # Σ LB_j, SRPT (§2.2)
     relaxed = None
     if relaxation and data.infeasible is None:
         from formulations.bounds.relaxation import relaxation_bound  # bounds imports offline
@@ -266,6 +267,11 @@ def solve_offline(
         info["limit"] = f"{max_rounds} rounds"
     info["rounds"] = rounds
     info["budget_used"] = budget_used
+    info["bounds"] = {  # each lower bound on the average JCT (s) that L is the best of
+        "combinatorial": combinatorial,
+        "relaxation": None if relaxed is None else relaxed.bound,
+        "model": model_bound,
+    }
     info["excluded"] = len(excluded)
     info["backend_status"] = backend_status.value
 

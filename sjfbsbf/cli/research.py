@@ -178,6 +178,10 @@ def solve(
     console.print(f"status              {result.status.value}", markup=False)
     console.print(f"avg JCT (simulated) {seconds(replayed)} s", markup=False)
     console.print(f"lower bound         {seconds(result.bound)} s", markup=False)
+    bounds = info.get("bounds", {})
+    if bounds:
+        parts = [f"{name} {seconds(v)} s" for name, v in bounds.items() if v is not None]
+        console.print(f"  best of           {', '.join(parts)}", markup=False)
     source = info.get("source")
     if source is not None:
         model_objective = result.objective  # the model's value of the schedule (None: heuristic)
