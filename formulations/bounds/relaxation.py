@@ -25,7 +25,7 @@ import pulp
 from formulations.engines import EngineOptions
 from formulations.engines import milp as engine
 from formulations.offline.data import OfflineData, PairData
-from formulations.offline.pairs import sharing_progress
+from formulations.offline.pairs import capped_progress, sharing_progress
 from formulations.result import SolveStatus
 
 #: Whether "j shares a GPU in slot t" is binary (else in [0, 1]).
@@ -64,23 +64,17 @@ class RelaxationBound:
 
 
 def pair_throughput(data: OfflineData, pair: PairData) -> float:
-    """Best per-GPU work of ``pair`` side by side, in fastest-alone slots (0 if it never fits).
-
-    Each job's co-run progress is capped by its option's alone progress, as θ of §2.4.
-    """
+    """Best per-GPU work of ``pair`` side by side, in fastest-alone slots (0 if it never fits)."""
     first, second = data.jobs[pair.first], data.jobs[pair.second]
-    best = 0.0
-    for combo in pair.options:
-        if not combo.fits:
-            continue
-        alone_first = first.options[combo.first_option].alone
-        alone_second = second.options[combo.second_option].alone
-        best = max(
-            best,
-            min(combo.first_progress, alone_first) / first.max_progress
-            + min(combo.second_progress, alone_second) / second.max_progress,
-        )
-    return best
+    return max(
+        (
+            capped_progress(data, pair, combo, True) / first.max_progress
+            + capped_progress(data, pair, combo, False) / second.max_progress
+            for combo in pair.options
+            if combo.fits
+        ),
+        default=0.0,
+    )
 
 
 def sharing_paces(data: OfflineData) -> list[float]:
@@ -99,14 +93,11 @@ def pair_paces(data: OfflineData) -> dict[tuple[int, int], float]:
     paces: dict[tuple[int, int], float] = {}
     for pair in data.pairs:
         for combo in pair.options:
-            if not combo.fits:
-                continue
-            for first, i in ((True, pair.first), (False, pair.second)):
-                job = data.jobs[i]
-                alone = job.options[combo.option(first)].alone
-                value = min(combo.progress(first), alone) / job.max_progress
-                key = (i, pair.other(i))
-                paces[key] = max(paces.get(key, 0.0), value)
+            if combo.fits:
+                for first, i in ((True, pair.first), (False, pair.second)):
+                    value = capped_progress(data, pair, combo, first) / data.jobs[i].max_progress
+                    key = (i, pair.other(i))
+                    paces[key] = max(paces.get(key, 0.0), value)
     return paces
 
 

@@ -78,16 +78,21 @@ def slowing_options(data: OfflineData, pair: PairData, position: int) -> tuple[i
     )
 
 
+def capped_progress(data: OfflineData, pair: PairData, combo: PairOption, first: bool) -> int:
+    """Work units one full slot brings the pair's first (or second) job beside the other in
+    ``combo``, capped by its option's alone progress (as θ of §2.4)."""
+    i = pair.first if first else pair.second
+    return min(combo.progress(first), data.jobs[i].options[combo.option(first)].alone)
+
+
 def sharing_progress(data: OfflineData) -> list[int]:
-    """Per job, the most work units one full slot brings it while it shares a GPU: over its
-    partners and their fitting option combinations, its co-run progress capped by its option's
-    alone progress (0 for a job that fits beside nobody). ψ_j · top_j of §2.10."""
+    """Per job, the most work units one full slot brings it while it shares a GPU: the best
+    :func:`capped_progress` over its partners and their fitting option combinations (0 for a job
+    that fits beside nobody). ψ_j · top_j of §2.10."""
     best = [0] * len(data.jobs)
     for pair in data.pairs:
         for combo in pair.options:
-            if not combo.fits:
-                continue
-            for first, i in ((True, pair.first), (False, pair.second)):
-                alone = data.jobs[i].options[combo.option(first)].alone
-                best[i] = max(best[i], min(combo.progress(first), alone))
+            if combo.fits:
+                for first, i in ((True, pair.first), (False, pair.second)):
+                    best[i] = max(best[i], capped_progress(data, pair, combo, first))
     return best

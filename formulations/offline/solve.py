@@ -264,7 +264,8 @@ def solve_offline(
             break
         excluded.append(raw.plans)  # the replay disagreed: cut it off and solve again
     else:
-        info["limit"] = f"{max_rounds} rounds"
+        if not proven:  # every round ran (none ran when the preprocessing's bound proved it)
+            info["limit"] = f"{max_rounds} rounds"
     info["rounds"] = rounds
     info["budget_used"] = budget_used
     info["bounds"] = {  # each lower bound on the average JCT (s) that L is the best of

@@ -80,8 +80,9 @@ def test_paces_and_throughputs_follow_the_pairs() -> None:
         assert pair_throughput(data, pair) <= paces[pair.first] + paces[pair.second] + 1e-12
 
 
-def test_one_gpu_two_jobs_relaxation_is_exact_without_sharing() -> None:
-    """Two 1-slot jobs on one GPU that fit beside nobody: the second waits a slot (hand count)."""
+def test_one_gpu_two_jobs_relaxation_lies_between_one_slot_and_the_optimum() -> None:
+    """Two 1-slot duration-only jobs on one GPU: the bound is at least the slot either needs
+    alone and at most brute force's optimum."""
     cluster = Cluster(1, 1, 12.0)
     jobs = (Job(0, 0.0, 1, duration=60.0), Job(1, 0.0, 1, duration=60.0))
     instance = Instance(cluster, jobs)
@@ -104,6 +105,7 @@ def test_solve_offline_reports_the_relaxation_and_proves_without_a_model_when_it
     result = solve_offline(instance, "cpsat", dt=optimum.dt, time_limit=30)
     assert result.status.value == "optimal"
     assert result.info["rounds"] == []
+    assert "limit" not in result.info  # nothing stopped it: no round was needed
     assert result.info["relaxation"]["bound"] is not None
     assert result.bound is not None
     assert result.bound >= result.info["relaxation"]["bound"] - 1e-9

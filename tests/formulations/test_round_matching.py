@@ -3,7 +3,7 @@ to a maximum-weight bipartite matching, the matching is exact.
 
 * the reducibility test is exact: on random rounds it agrees with an enumeration of every share a
   job can take alone (written here, independent of the module); hand-made rounds break (or
-  keep) each condition;
+  keep) each condition in test_round_matching_conditions.py;
 * on random reducible rounds (explicit seeds) the matching's objective equals CP-SAT's, HiGHS's and
   brute force's (benefits on the 1 ms grid: exactly, up to float summation, 1e-9 relative as in
   test_formulations_round.py; off the grid: the same integer objective, and within 2·H/SCALE s of
@@ -13,17 +13,14 @@ to a maximum-weight bipartite matching, the matching is exact.
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pytest
+from round_cases import ONE_GPU_JOBS, host, job, non_assignment_share
 
 from formulations.result import SolveStatus
 from formulations.round import (
     SCALE,
     RoundAssignment,
-    RoundHost,
-    RoundJob,
     RoundProblem,
     RoundShare,
     preprocess,
@@ -34,7 +31,6 @@ from formulations.round import (
 )
 from formulations.round.generate import random_round
 from formulations.round.matching import Edge, edges
-from formulations.round.preprocess import coefficient, threshold_coefficient
 
 REL = 1e-9
 THRESHOLDS = (0.0, 0.0, 30.0, -5.0)
@@ -68,34 +64,6 @@ def reducible(
 
 def tolerance(problem: RoundProblem) -> float:
     return 2.0 * len(problem.hosts) / SCALE
-
-
-def non_assignment_share(problem: RoundProblem) -> bool:
-    """Whether some job, alone in the round, can share with an idle GPU or two or more hosts.
-
-    Enumerates every (option, set of positive-benefit hosts, idle count) of every job with the
-    round model's rules (GPU count exact, 1..g_b GPUs per host, at most min(I, G_a − 1) idle
-    GPUs, at most ``max_partners`` hosts, integer score reaching the threshold).
-    """
-    need = threshold_coefficient(problem.threshold, SCALE)
-    for job in problem.jobs:
-        for s in job.options:
-            cands = [
-                (host, coefficient(b))
-                for host in problem.hosts
-                if (b := problem.benefit.get((job.id, s, host.id))) is not None and b > 0
-            ]
-            limit = problem.max_partners or len(cands)
-            for size in range(1, min(limit, len(cands)) + 1):
-                for subset in combinations(cands, size):
-                    if need is not None and sum(c for _, c in subset) < need:
-                        continue
-                    gpus = sum(host.gpus for host, _ in subset)
-                    for idle in range(min(problem.idle, job.gpus - 1) + 1):
-                        fits = size <= job.gpus - idle <= gpus
-                        if fits and (size >= 2 or idle >= 1):
-                            return True
-    return False
 
 
 def check_against_backends(problem: RoundProblem, *, brute: bool = True) -> None:
@@ -164,150 +132,24 @@ def test_reducibility_test_is_exact_on_random_rounds() -> None:
     assert min(outcomes.values()) >= 60, outcomes  # both sides are exercised
 
 
-@pytest.mark.parametrize("kind", ["unit", "one-partner"])
-def test_medium_reducible_rounds_agree_with_cpsat_and_milp(kind: str) -> None:
-    """40 seeded rounds of each kind, 1-12 jobs and 1-16 hosts (too many for brute force)."""
-    for seed in range(40):
-        problem = reducible(1000 + seed, kind, jobs=12, hosts=16)
-        assert reduces(problem), seed
-        check_against_backends(problem, brute=False)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("kind", ["unit", "one-partner"])
-def test_large_reducible_rounds_agree_with_cpsat_and_milp(kind: str) -> None:
-    """20 seeded rounds of each kind, 1-40 jobs and 1-60 hosts."""
-    for seed in range(20):
-        problem = reducible(2000 + seed, kind, jobs=40, hosts=60)
-        assert reduces(problem), seed
-        check_against_backends(problem, brute=False)
-
-
-# -- each condition, by hand -----------------------------------------------------------------------
-def job(
-    job_id: int, gpus: int, options: tuple[int, ...] = (1,), memory: tuple[float, ...] = ()
-) -> RoundJob:
-    return RoundJob(job_id, gpus, options, memory or tuple(4.0 for _ in options))
-
-
-def host(host_id: int, gpus: int, room: float = 8.0) -> RoundHost:
-    return RoundHost(host_id, gpus, room)
-
-
-def one_job(
-    gpus: int, hosts: dict[int, int], benefit: dict[int, float], **kw: object
-) -> RoundProblem:
-    """Job 1 (``gpus`` GPUs, option s = 1), hosts ``{id: GPUs}``, benefits ``{host id: sec}``."""
-    return RoundProblem(
-        (job(1, gpus),),
-        tuple(host(h, g) for h, g in hosts.items()),
-        benefit={(1, 1, h): b for h, b in benefit.items()},
-        **{"idle": 0, **kw},  # type: ignore[arg-type]
-    )
-
-
-SEVERAL = "job 1 at s=1 can take GPUs from several hosts (10, 11)"
-REFUSED = [
-    pytest.param(
-        one_job(2, {10: 2}, {10: 5.0}, idle=1),
-        "job 1 at s=1 can take idle GPUs beside host 10 (1 idle)",
-        id="idle-gpu",
-    ),
-    pytest.param(one_job(2, {10: 1, 11: 1}, {10: 5.0, 11: 3.0}), SEVERAL, id="two-hosts-needed"),
-    # equal GPU counts, no idle GPU: still 1 GPU from each of two hosts
-    pytest.param(one_job(2, {10: 2, 11: 2}, {10: 5.0, 11: 3.0}), SEVERAL, id="two-hosts-possible"),
-    # θ' = 16 ms: one host (10 ms) is below it, two (20 ms) are above
-    pytest.param(
-        one_job(2, {10: 2, 11: 2}, {10: 0.010, 11: 0.010}, threshold=0.015),
-        SEVERAL,
-        id="threshold-reached-by-two",
-    ),
-    # three hosts, at most two partners, three GPUs: two hosts reach them
-    pytest.param(
-        one_job(3, {10: 1, 11: 2, 12: 1}, {10: 1.0, 11: 1.0, 12: 1.0}, max_partners=2),
-        SEVERAL,
-        id="partner-limit-two",
-    ),
-    pytest.param(  # s=1 fits beside host 10 only; s=2 (less memory) beside both
-        RoundProblem(
-            (job(1, 2, (1, 2), (7.0, 3.0)),),
-            (host(10, 2, 8.0), host(11, 2, 4.0)),
-            idle=0,
-            benefit={(1, 1, 10): 5.0, (1, 2, 10): 4.0, (1, 2, 11): 4.0},
-        ),
-        "job 1 at s=2 can take GPUs from several hosts (10, 11)",
-        id="second-option",
-    ),
-]
-
-
-@pytest.mark.parametrize(("problem", "reason"), REFUSED)
-def test_round_breaking_a_condition_is_refused_with_its_reason(
-    problem: RoundProblem, reason: str
-) -> None:
-    assert reduction_failure(problem) == reason
-    with pytest.raises(ValueError) as error:
-        solve(problem, "matching")
-    message = str(error.value)
-    assert message == f"matching: the round does not reduce to an assignment: {reason}"
-    assert "\n" not in message
-    assert non_assignment_share(problem)
-    assert solve(problem, "cpsat").status is SolveStatus.OPTIMAL  # the other solvers still work
-
-
-ONE_GPU_JOBS = RoundProblem(
-    (job(1, 1), job(2, 1)),
-    (host(10, 4), host(11, 1)),
-    idle=0,
-    benefit={(1, 1, 10): 5.0, (1, 1, 11): 3.0, (2, 1, 10): 2.0, (2, 1, 11): 7.0},
+@pytest.mark.parametrize(
+    ("kind", "count", "jobs", "hosts", "first_seed"),
+    [
+        ("unit", 40, 12, 16, 1000),
+        ("one-partner", 40, 12, 16, 1000),
+        pytest.param("unit", 20, 40, 60, 2000, marks=pytest.mark.slow),
+        pytest.param("one-partner", 20, 40, 60, 2000, marks=pytest.mark.slow),
+    ],
 )
-ACCEPTED = [
-    # the two-hosts-possible round with one partner: host 10 or 11, all 2 GPUs (12 is too small)
-    pytest.param(
-        one_job(2, {10: 2, 11: 2, 12: 1}, {10: 5.0, 11: 3.0, 12: 9.0}, max_partners=1),
-        {(1, 10): 5000, (1, 11): 3000},
-        id="one-partner",
-    ),
-    pytest.param(  # 1-GPU jobs take one GPU from one host, whatever its size
-        ONE_GPU_JOBS,
-        {(1, 10): 5000, (1, 11): 3000, (2, 10): 2000, (2, 11): 7000},
-        id="one-gpu-jobs",
-    ),
-    # host 11's benefit is not positive and host 12 is forbidden: one candidate
-    pytest.param(
-        one_job(2, {10: 2, 11: 2, 12: 2}, {10: 5.0, 11: -3.0}, forbidden={(1, 1, 12)}),
-        {(1, 10): 5000},
-        id="one-candidate",
-    ),
-    # θ' = 26 ms: two hosts (20 ms) do not reach it, so nobody can share
-    pytest.param(
-        one_job(2, {10: 2, 11: 2}, {10: 0.010, 11: 0.010}, threshold=0.025),
-        {},
-        id="threshold-blocks-two",
-    ),
-    # θ' = 6 s: host 10 (5 s) is not an edge, host 11 (7 s) is
-    pytest.param(
-        one_job(1, {10: 1, 11: 1}, {10: 5.0, 11: 7.0}, threshold=6.0),
-        {(1, 11): 7000},
-        id="threshold-as-edges",
-    ),
-    # 1 idle GPU, but 1 idle + 1 GPU < 3: nobody can share, everyone waits
-    pytest.param(one_job(3, {10: 1}, {10: 5.0}, idle=1), {}, id="idle-but-nobody-shares"),
-    # the host is too small for the job alone (and it has no other way)
-    pytest.param(one_job(2, {10: 1}, {10: 5.0}), {}, id="host-too-small"),
-]
-
-
-@pytest.mark.parametrize(("problem", "weights"), ACCEPTED)
-def test_round_meeting_the_conditions_is_accepted_with_its_edges(
-    problem: RoundProblem, weights: dict[tuple[int, int], int]
+def test_larger_reducible_rounds_agree_with_cpsat_and_milp(
+    kind: str, count: int, jobs: int, hosts: int, first_seed: int
 ) -> None:
-    assert reduction_failure(problem) is None
-    assert not non_assignment_share(problem)
-    assert {key: e.coef for key, e in edges(preprocess(problem)).items()} == weights
-    result = solve(problem, "matching")
-    assert result.objective == pytest.approx(solve(problem, "brute").objective, rel=REL)
-    assert violations(problem, result.solution) == []
+    """Seeded rounds too many for brute force: 40 of each kind up to 12 jobs × 16 hosts; slow:
+    20 of each up to 40 × 60."""
+    for seed in range(first_seed, first_seed + count):
+        problem = reducible(seed, kind, jobs=jobs, hosts=hosts)
+        assert reduces(problem), seed
+        check_against_backends(problem, brute=False)
 
 
 # -- result, best option per edge, ties ------------------------------------------------------------
