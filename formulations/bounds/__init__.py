@@ -1,13 +1,22 @@
 """Lower bounds on the offline optimum (docs/formulations.md §2.10).
 
 :func:`relaxation_bound` solves the placement-free relaxation of the offline model,
-:func:`lp_bound` the LP relaxation of the offline MILP with its valid inequalities; the
+:func:`lp_bound` the LP relaxation of the offline MILP with its valid inequalities,
+:func:`fluid_bound` the fluid LP that scales to 50 jobs; the
 combinatorial bounds (Σ_j LB_j and SRPT, §2.2) are computed by the preprocessing
 (``OfflineData.lower_bound_total``). Each is ≤ the model's optimum, hence ≤ every schedule's
 simulated average JCT up to the tolerance of §2.5.
 """
 
+from formulations.bounds.fluid import build_fluid, fluid_bound
 from formulations.bounds.lp import lp_bound
 from formulations.bounds.relaxation import RelaxationBound, build_relaxation, relaxation_bound
 
-__all__ = ["RelaxationBound", "build_relaxation", "lp_bound", "relaxation_bound"]
+__all__ = [
+    "RelaxationBound",
+    "build_fluid",
+    "build_relaxation",
+    "fluid_bound",
+    "lp_bound",
+    "relaxation_bound",
+]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formulations.offline.backend import JobPlan, RawSolve, model_finish, to_schedule
 from formulations.offline.data import OfflineData
@@ -32,8 +32,14 @@ from sjfbsbf.core.presets import time_slicing
 from sjfbsbf.policies.planned import PlanError, Schedule
 from sjfbsbf.sim.simulator import SchedulingError
 
-#: Backends of :func:`solve_offline`.
-SOLVERS = ("cpsat", "milp", "brute")
+if TYPE_CHECKING:
+    from formulations.bounds.relaxation import RelaxationBound  # bounds imports offline
+
+#: Backends of :func:`solve_offline` (``"bounds"``: no model, the heuristics and the bounds).
+SOLVERS = ("cpsat", "milp", "brute", "bounds")
+#: The ``"bounds"`` solver builds no model: it refuses only instances this many times larger
+#: than the model's size limit (:mod:`formulations.offline.size`).
+BOUNDS_SIZE_FACTOR = 10
 #: Default slot length of the offline model (s): the suite's tick.
 DEFAULT_DT = 60.0
 #: Relative tolerance added to :attr:`OfflineData.tolerance_s` for solver numerics.
@@ -86,7 +92,10 @@ def solve_offline(
     instance
         The problem (small: the model is time-indexed).
     solver
-        ``"cpsat"``, ``"milp"`` or ``"brute"`` (tiny instances; exhaustive over the simulator).
+        ``"cpsat"``, ``"milp"``, ``"brute"`` (tiny instances; exhaustive over the simulator) or
+        ``"bounds"`` (no model: the best heuristic's schedule and the lower bounds, for
+        instances too large for the model; its size limit is ``BOUNDS_SIZE_FACTOR`` times the
+        model's).
     dt
         Slot length = the simulator's tick used to replay the schedule (s).
     time_limit
@@ -112,9 +121,10 @@ def solve_offline(
         Refuse a larger model before building it (:mod:`formulations.offline.size`; ``None``: no
         limit).
     relaxation
-        Solve the placement-free relaxation first (:mod:`formulations.bounds`; HiGHS with a
-        node limit, deterministic, not counted in ``time_limit``): its bound joins the
-        preprocessing's and the model's (docs/formulations.md §2.10).
+        Solve the placement-free relaxation and the fluid LP first (:mod:`formulations.bounds`;
+        HiGHS, the relaxation with a node limit, deterministic, not counted in
+        ``time_limit``): their bounds join the preprocessing's and the model's
+        (docs/formulations.md §2.10). Always on for ``"bounds"``.
 
     Returns
     -------
@@ -153,15 +163,23 @@ def solve_offline(
     if time_limit is not None:
         wall = time_limit if solver == "milp" else WALL_GUARD_FACTOR * time_limit
         deadline = time.monotonic() + wall + (0.0 if solver == "milp" else WALL_GUARD_EXTRA_S)
-    data = preprocess(instance, dt, interference=model, horizon=horizon, max_cells=max_model_cells)
+    cells = max_model_cells
+    if solver == "bounds":
+        relaxation = True
+        cells = None if max_model_cells is None else BOUNDS_SIZE_FACTOR * max_model_cells
+    data = preprocess(instance, dt, interference=model, horizon=horizon, max_cells=cells)
     combinatorial = data.lower_bound_total / len(data.jobs)  # Σ LB_j, SRPT (§2.2)
-    relaxed = None
+    relaxed: RelaxationBound | None = None
+    fluid: RelaxationBound | None = None
     if relaxation and data.infeasible is None:
-        from formulations.bounds.relaxation import relaxation_bound  # bounds imports offline
+        from formulations.bounds.fluid import fluid_bound  # bounds imports offline
+        from formulations.bounds.relaxation import relaxation_bound
 
         relaxed = relaxation_bound(data, seed=seed)
-        if relaxed.bound is not None and relaxed.bound * len(data.jobs) > data.lower_bound_total:
-            data = replace(data, lower_bound_total=relaxed.bound * len(data.jobs))
+        fluid = fluid_bound(data, seed=seed)
+        for value in (relaxed.bound, fluid.bound):
+            if value is not None and value * len(data.jobs) > data.lower_bound_total:
+                data = replace(data, lower_bound_total=value * len(data.jobs))
     info: dict[str, Any] = {
         "dt": dt,
         "horizon": data.horizon,
@@ -171,13 +189,14 @@ def solve_offline(
         "num_workers": num_workers,
         "seed": seed,
     }
-    if relaxed is not None:
-        info["relaxation"] = {
-            "status": relaxed.status.value,
-            "bound": relaxed.bound,
-            "runtime_s": relaxed.runtime_s,
-            "limit": relaxed.limit,
-        }
+    for key, found in (("relaxation", relaxed), ("fluid", fluid)):  # RelaxationBound | None
+        if found is not None:
+            info[key] = {
+                "status": found.status.value,
+                "bound": found.bound,
+                "runtime_s": found.runtime_s,
+                "limit": found.limit,
+            }
 
     def result(
         status: SolveStatus,
@@ -208,7 +227,7 @@ def solve_offline(
     backend_status = SolveStatus.UNKNOWN
     if best is not None and best.avg_jct <= trivial + objective_tolerance(data, trivial):
         proven = True  # the heuristic meets the preprocessing's bound: no model to solve
-    for number in range(0 if proven else max_rounds):
+    for number in range(0 if proven or solver == "bounds" else max_rounds):
         remaining = None if time_limit is None else time_limit - budget_used
         if (remaining is not None and remaining <= 0) or (
             deadline is not None and time.monotonic() >= deadline
@@ -264,13 +283,16 @@ def solve_offline(
             break
         excluded.append(raw.plans)  # the replay disagreed: cut it off and solve again
     else:
-        if not proven:  # every round ran (none ran when the preprocessing's bound proved it)
+        if solver == "bounds" and not proven:
+            info["limit"] = info.get("limit", "no model (bounds only)")
+        elif not proven:  # every round ran (none ran when the preprocessing's bound proved it)
             info["limit"] = f"{max_rounds} rounds"
     info["rounds"] = rounds
     info["budget_used"] = budget_used
     info["bounds"] = {  # each lower bound on the average JCT (s) that L is the best of
         "combinatorial": combinatorial,
         "relaxation": None if relaxed is None else relaxed.bound,
+        "fluid": None if fluid is None else fluid.bound,
         "model": model_bound,
     }
     info["excluded"] = len(excluded)

@@ -105,7 +105,12 @@ def solve(
         ),
     ],
     solver: Annotated[
-        str, typer.Option("--solver", metavar="cpsat|milp", help="Backend.")
+        str,
+        typer.Option(
+            "--solver",
+            metavar="cpsat|milp|bounds",
+            help="Backend ('bounds': no model, the best heuristic and the lower bounds).",
+        ),
     ] = "cpsat",
     dt: Annotated[
         float, typer.Option("--dt", metavar="S", help="Slot length = simulator tick (s).")
@@ -133,8 +138,8 @@ def solve(
     out: Annotated[Path | None, _OUT_OPTION] = None,
 ) -> None:
     """Solve the offline problem exactly; bound each policy's gap to it by an interval."""
-    if solver not in ("cpsat", "milp"):
-        raise typer.BadParameter("must be 'cpsat' or 'milp'", param_hint="'--solver'")
+    if solver not in ("cpsat", "milp", "bounds"):
+        raise typer.BadParameter("must be 'cpsat', 'milp' or 'bounds'", param_hint="'--solver'")
     _check_out(out)
     from formulations.offline.replay import interval_for
 
@@ -281,6 +286,8 @@ def _solve_gap_table(rows: list[dict[str, Any]]) -> Any:
 def _solver_line(solver: str, info: dict[str, Any], time_limit: float) -> str:
     """What ran and what a time-limited result depends on (docs/formulations.md §2.6)."""
     limit = info.get("limit")
+    if solver == "bounds":
+        return "no model: the best non-preemptive heuristic and the lower bounds (deterministic)"
     if solver == "cpsat":
         workers = info.get("num_workers", 1)
         line = (

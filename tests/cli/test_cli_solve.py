@@ -59,6 +59,20 @@ def test_cli_solve(tmp_path: Path, dt: str) -> None:
 MILP = ("--solver", "milp", "--time-limit", "10")
 
 
+def test_cli_solve_bounds_builds_no_model(tmp_path: Path) -> None:
+    """``--solver bounds``: the best heuristic and the best lower bound, no model solved; the
+    gap intervals run from the heuristic's value to the bound."""
+    path = tmp_path / "n8.json"
+    optimum, instance = next((o, i) for o, i in load_suite(SUITE) if o.name == "n8-g8-all-a")
+    write_instance(instance, path)
+    result = CliRunner().invoke(app, ["solve", str(path), "--solver", "bounds"])
+    assert result.exit_code == 0, result.output
+    for text in ("no model", "0 model solve(s)", "schedule from       heuristic", "fluid"):
+        assert text in result.output
+    assert optimum.replayed_avg_jct is not None
+    assert "feasible" in result.output
+
+
 def test_cli_solve_milp_keeps_solver_output_off_stdout(tmp_path: Path) -> None:
     """HiGHS prints its banner from native code to descriptor 1: it must not reach stdout."""
     path = tmp_path / "share.json"

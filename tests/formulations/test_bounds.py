@@ -110,13 +110,15 @@ def test_solve_offline_reports_the_relaxation_and_proves_without_a_model_when_it
     assert result.bound is not None
     assert result.bound >= result.info["relaxation"]["bound"] - 1e-9
     bounds = result.info["bounds"]
-    assert set(bounds) == {"combinatorial", "relaxation", "model"} and bounds["model"] is None
+    assert set(bounds) == {"combinatorial", "relaxation", "fluid", "model"}
+    assert bounds["model"] is None
     assert bounds["relaxation"] == result.info["relaxation"]["bound"]
+    assert bounds["fluid"] == result.info["fluid"]["bound"]
     best = max(value for value in bounds.values() if value is not None)
     assert result.replayed_avg_jct is not None
     assert result.bound == pytest.approx(min(result.replayed_avg_jct, best), abs=1e-12)
     without = solve_offline(instance, "cpsat", dt=optimum.dt, time_limit=30, relaxation=False)
-    assert "relaxation" not in without.info
+    assert "relaxation" not in without.info and "fluid" not in without.info
     assert without.replayed_avg_jct == pytest.approx(result.replayed_avg_jct, abs=1e-6)
 
 
