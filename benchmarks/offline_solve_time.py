@@ -7,14 +7,26 @@ seeds per size. A backend stops growing a cluster's job count once no seed of a 
 within the time limit. Prints one row per solve (jobs, GPUs, horizon in slots, status, time,
 relative gap) and, per backend and cluster, the largest size proven for every seed.
 
-Not a test: run it by hand, e.g. ``python benchmarks/offline_solve_time.py --time-limit 60``.
+``--scale`` instead solves instances drawn like the suite's 12-to-50-job ones (8 GPUs on one
+node, all eight models, GPU mix {1, 1, 2, 4}, 1–5-slot jobs arriving within 5/6 of the job
+count in slots: the load of n12-g8-all-*) at ``--scale-jobs`` (12 20 30 50), ``--seeds`` seeds
+each (generator seeds 4000 + 10 · jobs + seed), with both backends, and writes one CSV row per
+solve (``--out``): status, best replayed average JCT U, lower bound L, the gap (U − L) / L, the
+solver's time and the wall time. It runs on older checkouts too (``PYTHONPATH=<checkout>``; the
+bounds it reports are then that version's), which is how the before/after table of
+docs/formulations.md §2.10 was made.
+
+Not a test: run it by hand, e.g. ``python benchmarks/offline_solve_time.py --time-limit 60`` or
+``python benchmarks/offline_solve_time.py --scale --out scale.csv``.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 import time
+from pathlib import Path
 
 from formulations.offline import solve_offline
 from formulations.offline.generate import Spec, make_instance
@@ -29,7 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backends", nargs="*", default=["cpsat", "milp"])
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--workers", type=int, default=1, help="CP-SAT workers")
+    parser.add_argument("--scale", action="store_true", help="12-50 jobs, gap table (CSV)")
+    parser.add_argument("--scale-jobs", type=int, nargs="*", default=[12, 20, 30, 50])
+    parser.add_argument("--out", type=Path, default=None, help="CSV of the --scale rows")
     args = parser.parse_args(argv)
+    if args.scale:
+        return scale(args)
 
     print(
         f"{'backend':7s} {'GPUs':>4s} {'jobs':>4s} {'seed':>4s} {'horizon':>7s} "
@@ -79,6 +96,77 @@ def main(argv: list[str] | None = None) -> int:
         for gpus in args.gpus:
             print(f"  {backend:7s} {gpus} GPUs: {largest.get((backend, gpus), '-')} jobs")
     return 0
+
+
+SCALE_COLUMNS = (
+    "backend",
+    "jobs",
+    "gpus",
+    "seed",
+    "horizon",
+    "status",
+    "best_avg_jct",
+    "bound",
+    "gap",
+    "runtime_s",
+    "wall_s",
+)
+
+
+def scale(args: argparse.Namespace) -> int:
+    """Solve 12-50-job instances with each backend; print and write (U, L, (U − L) / L)."""
+    rows = []
+    print(" ".join(f"{c:>12s}" for c in SCALE_COLUMNS), flush=True)
+    for jobs in args.scale_jobs:
+        for seed in range(args.seeds):
+            spec = Spec(
+                name=f"scale-{jobs}-{seed}",
+                seed=4000 + 10 * jobs + seed,
+                jobs=jobs,
+                gpus_per_node=8,
+                pool="all",
+                gpu_mix=(1, 1, 2, 4),
+                slots=(1, 5),
+                arrival_span=round(jobs * 10 / 12),
+            )
+            instance = make_instance(spec)
+            for backend in args.backends:
+                started = time.perf_counter()
+                result = solve_offline(
+                    instance, backend, time_limit=args.time_limit, num_workers=args.workers
+                )
+                wall = time.perf_counter() - started
+                best, bound = result.replayed_avg_jct, result.bound
+                gap = None if best is None or not bound else (best - bound) / bound
+                row = {
+                    "backend": backend,
+                    "jobs": jobs,
+                    "gpus": 8,
+                    "seed": spec.seed,
+                    "horizon": result.info.get("horizon", 0),
+                    "status": result.status.value,
+                    "best_avg_jct": best,
+                    "bound": bound,
+                    "gap": gap,
+                    "runtime_s": round(result.runtime_s, 2),
+                    "wall_s": round(wall, 2),
+                }
+                rows.append(row)
+                print(" ".join(f"{_cell(row[c]):>12s}" for c in SCALE_COLUMNS), flush=True)
+    if args.out is not None:
+        with args.out.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=SCALE_COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+    return 0
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
 
 
 if __name__ == "__main__":

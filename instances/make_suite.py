@@ -5,7 +5,9 @@ seed (see that module for how jobs are made). Each is solved by CP-SAT (``--work
 two cores of the project's machines, seed 0) with a 60 s limit; ``instances/optima.json``
 records the status (``optimal`` only when proven), the solver's objective and bound, the
 simulator's re-score of the schedule, the schedule, the runtime and ``dt``. Instances that
-were not proven in time keep their status, honestly.
+were not proven in time keep their status, honestly. An instance too large for the model
+(``ModelTooLarge``) is recorded from the ``"bounds"`` solver: the best heuristic and the best
+lower bound.
 
 Usage (from the repository root)::
 
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from formulations.offline import solve_offline
 from formulations.offline.generate import DT, SPECS, make_instance
+from formulations.offline.size import ModelTooLarge
 from formulations.offline.suite import OPTIMA_FILE, read_optima, record, write_optima
 from sjfbsbf.core.instance_io import write_instance
 
@@ -53,14 +56,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.no_solve:
             continue
         started = time.perf_counter()
-        result = solve_offline(
-            instance,
-            "cpsat",
-            dt=DT,
-            time_limit=args.time_limit,
-            seed=args.seed,
-            num_workers=args.workers,
-        )
+        try:
+            result = solve_offline(
+                instance,
+                "cpsat",
+                dt=DT,
+                time_limit=args.time_limit,
+                seed=args.seed,
+                num_workers=args.workers,
+            )
+        except ModelTooLarge:
+            result = solve_offline(instance, "bounds", dt=DT, seed=args.seed)
         entries[spec.name] = record(
             spec.name,
             file,

@@ -106,6 +106,17 @@ def _specs() -> list[Spec]:
     for variant, seed12 in zip("abcdef", range(2000, 2006), strict=True):
         name = f"n12-g8-all-{variant}"
         out.append(Spec(name, seed12, 12, 8, "all", (1, 1, 2, 4), (1, 5), 10))
+    # 20, 30 and 50 jobs at the same load (arrival span ≈ 5/6 of the job count), on one node of
+    # 8 GPUs and on two nodes of 4 (spanning options), seeds 2100-2105 (§2.10).
+    big = [(20, 1, 2100, "a"), (30, 1, 2101, "a"), (50, 1, 2102, "a"), (20, 2, 2103, "a")]
+    big += [(30, 1, 2104, "b"), (50, 2, 2105, "a")]
+    for jobs, nodes, seed_big, variant in big:
+        shape = "g8" if nodes == 1 else "2x4"
+        name = f"n{jobs}-{shape}-all-{variant}"
+        span = round(jobs * 10 / 12)
+        out.append(
+            Spec(name, seed_big, jobs, 8 // nodes, "all", (1, 1, 2, 4), (1, 5), span, nodes=nodes)
+        )
     return out
 
 
