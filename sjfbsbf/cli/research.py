@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from sjfbsbf.cli.common import app, describe, fail, sim_options, stdout
+from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
 from sjfbsbf.core.errors import InstanceError
 
 
@@ -136,11 +137,13 @@ def solve(
         typer.Option("--force", help="Build the model even if its size estimate is too large."),
     ] = False,
     out: Annotated[Path | None, _OUT_OPTION] = None,
+    gantt: Annotated[Path | None, GANTT_OPTION] = None,
 ) -> None:
     """Solve the offline problem exactly; bound each policy's gap to it by an interval."""
     if solver not in ("cpsat", "milp", "bounds"):
         raise typer.BadParameter("must be 'cpsat', 'milp' or 'bounds'", param_hint="'--solver'")
     _check_out(out)
+    check_gantt(gantt)
     from formulations.offline.replay import interval_for
 
     # Slots coarser than the 60 s decision interval are allowed: offline runs decide every
@@ -239,6 +242,9 @@ def solve(
 
         write_gap_table(pd.DataFrame(rows, columns=list(GAP_COLUMNS)), out)
         console.print(f"wrote {out} ({len(rows)} rows)", markup=False, soft_wrap=True)
+    if gantt is not None and result.schedule is not None:
+        replayed_run = result.replay(record_segments=True)
+        write_gantt(console, replayed_run, gantt, instance.cluster.num_gpus)
 
 
 #: Said above the preemptive policies' gaps (``solve``, ``gap``).

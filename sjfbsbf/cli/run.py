@@ -36,6 +36,7 @@ from sjfbsbf.cli.common import (
     sim_options,
     stdout,
 )
+from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
 
 #: Columns of ``simulate --rounds-csv``: exact-round's per-round log (formulations/policy.py):
 #: time (s), pending jobs and hosts of the round, idle GPUs, solver status and solve time (s),
@@ -97,6 +98,7 @@ def simulate(
             "exact score, gap, status, solve time, ...) as CSV.",
         ),
     ] = None,
+    gantt: Annotated[Path | None, GANTT_OPTION] = None,
 ) -> None:
     """Run one policy on an instance file and print its metrics."""
     options: dict[str, Any] = dict(sim_options(dt, interval, restart_overhead))
@@ -106,6 +108,7 @@ def simulate(
             f"only exact-round logs its rounds, not {policy!r}", param_hint="'--rounds-csv'"
         )
     chosen = policy_options([policy], option)
+    check_gantt(gantt)
     from sjfbsbf.core.instance_io import read_instance
     from sjfbsbf.experiments.compare import run_policies
 
@@ -141,6 +144,8 @@ def simulate(
         rounds = pd.DataFrame(result.stats.get("round_log", []), columns=ROUND_COLUMNS)
         write_text_atomic(rounds_csv, rounds.to_csv(index=False))
         console.print(f"wrote {rounds_csv} ({len(rounds)} rounds)", markup=False, soft_wrap=True)
+    if gantt is not None:
+        write_gantt(console, result, gantt, instance.cluster.num_gpus)
 
 
 @app.command()

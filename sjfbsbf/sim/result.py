@@ -12,6 +12,9 @@ from sjfbsbf.sim.metrics import compute_metrics
 from sjfbsbf.sim.state import SimState
 
 #: Columns of the per-job table, in order.
+#: Columns of :attr:`SimResult.placements`.
+PLACEMENT_COLUMNS = ("job_id", "start", "end", "gpus", "accumulation", "sub_batch")
+
 JOB_COLUMNS = (
     "job_id",
     "arrival",
@@ -46,6 +49,12 @@ class SimResult:
         ``duration``, so skipped ticks are represented exactly.
     segments
         Constant-rate progress segments: ``job_id, start, end, s_per_step`` (``None`` if not kept).
+    placements
+        Holdings of GPUs (columns :data:`PLACEMENT_COLUMNS`), one row per job and stretch of time
+        it held the same GPUs at the same accumulation, by start then job id: ``gpus`` the GPU
+        ids joined by ";", ``end`` the tick the job left them (a job that finishes inside a tick
+        holds its GPUs to the tick's end), ``sub_batch`` empty for duration-only jobs (``None``
+        if not kept).
     metrics
         See :func:`sjfbsbf.sim.metrics.compute_metrics`.
     stats
@@ -61,6 +70,7 @@ class SimResult:
     metrics: dict[str, float]
     stats: dict[str, Any] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
+    placements: pd.DataFrame | None = None
 
     @property
     def avg_jct(self) -> float:
@@ -75,6 +85,7 @@ def build_result(
     ticks: list[tuple[float, int, int, float, int, int]],
     segments: list[tuple[int, float, float, float]] | None,
     stats: dict[str, Any],
+    holdings: list[tuple[int, tuple[int, ...], float, float, int]] | None = None,
     params: dict[str, Any],
 ) -> SimResult:
     """Assemble a :class:`SimResult` from a finished simulation state."""
@@ -119,6 +130,7 @@ def build_result(
         segment_frame = pd.DataFrame(segments, columns=["job", "start", "end", "s_per_step"])
         segment_frame.insert(0, "job_id", state.ids[segment_frame.pop("job").to_numpy(int)])
     metrics = compute_metrics(jobs, tick_frame, state.cluster.num_gpus)
+    placements = None if holdings is None else _placements(state, holdings)
     return SimResult(
         policy=policy_name,
         jobs=jobs,
@@ -127,4 +139,34 @@ def build_result(
         metrics=metrics,
         stats=stats,
         params=params,
+        placements=placements,
     )
+
+
+def _placements(
+    state: SimState, holdings: list[tuple[int, tuple[int, ...], float, float, int]]
+) -> pd.DataFrame:
+    """The placements table of closed holdings (every job has left its GPUs at the end)."""
+    ids, starts, ends, gpu_texts, factors = [], [], [], [], []
+    sub_batch: list[int | None] = []
+    for i, gpus, start, end, accumulation in holdings:
+        job = state.instance.jobs[i]
+        generic = job.batch is None or state.profiles[i].generic
+        ids.append(int(state.ids[i]))
+        starts.append(start)
+        ends.append(end)
+        gpu_texts.append(";".join(str(g) for g in gpus))
+        factors.append(accumulation)
+        sub_batch.append(None if generic or job.batch is None else job.batch // accumulation)
+    frame = pd.DataFrame(
+        {
+            "job_id": ids,
+            "start": starts,
+            "end": ends,
+            "gpus": gpu_texts,
+            "accumulation": factors,
+            "sub_batch": pd.array(sub_batch, dtype="Int64"),
+        },
+        columns=list(PLACEMENT_COLUMNS),
+    )
+    return frame.sort_values(["start", "job_id"], kind="stable").reset_index(drop=True)

@@ -63,7 +63,8 @@ def simulate(
     interference
         Interference model (default: time slicing, κ = 1.5, ε = 0.05).
     record_segments
-        Keep every constant-rate progress segment of every job in the result.
+        Keep every constant-rate progress segment of every job, and every holding of GPUs
+        (the result's ``segments`` and ``placements``).
     progress
         Called as ``progress(finished, total)`` whenever a job finishes.
 
@@ -82,6 +83,7 @@ def simulate(
     run = _Run(instance, policy, dt, interval, restart_overhead, interference or time_slicing())
     if not record_segments:
         run.state.segments = None
+        run.state.holdings = None
     run.progress = progress
     run.loop()
     return build_result(
@@ -89,6 +91,7 @@ def simulate(
         policy_name=policy.name,
         ticks=run.rows,
         segments=run.state.segments,
+        holdings=run.state.holdings,
         stats=policy.stats(),
         params={
             "dt": dt,

@@ -93,6 +93,11 @@ class SimState:
         self.epoch = 0
         #: Constant-rate progress segments (job index, start, end, seconds per step), if kept.
         self.segments: list[tuple[int, float, float, float]] | None = []
+        #: Closed holdings of GPUs (job index, GPUs, start, end, accumulation), if kept (with
+        #: the segments); ``held`` maps a running job to the start and accumulation of its open
+        #: one. A holding ends when the job leaves its GPUs or changes its accumulation.
+        self.holdings: list[tuple[int, tuple[int, ...], float, float, int]] | None = []
+        self.held: dict[int, tuple[float, int]] = {}
 
     # -- lazily kept quantities -------------------------------------------------------------
     def progress_at(self, i: int, t: float) -> float:
@@ -153,6 +158,8 @@ class SimState:
         profile = self.profiles[i]
         self.placement[i] = tuple(sorted(gpus))
         self.accumulation[i] = accumulation
+        if self.holdings is not None:
+            self.held[i] = (t, accumulation)
         self.occupants[i] = occupant(job, profile, accumulation)
         self.step[i] = solo_step_time(
             job, profile, accumulation, self.cluster.spans_nodes(gpus), self.cluster
@@ -206,6 +213,7 @@ class SimState:
                 self.gpu_mem[g] -= occ.memory_gb
                 self.shared_gpus -= 1
                 self.single.add(g)
+        self._close_holding(i, placement, t)
         self.placement[i] = None
         self.hosts.discard(i)
         for k in touched:
@@ -234,6 +242,9 @@ class SimState:
         profile = self.profiles[i]
         new = occupant(job, profile, accumulation)
         self.occupants[i] = new
+        self._close_holding(i, placement, t)
+        if self.holdings is not None:
+            self.held[i] = (t, accumulation)
         self.accumulation[i] = accumulation
         self.step[i] = solo_step_time(
             job, profile, accumulation, self.cluster.spans_nodes(placement), self.cluster
@@ -241,6 +252,12 @@ class SimState:
         for g in placement:
             self.gpu_mem[g] += new.memory_gb - old.memory_gb
         return touched
+
+    def _close_holding(self, i: int, placement: tuple[int, ...], t: float) -> None:
+        """Record job ``i``'s open holding of ``placement`` as ending at ``t`` (if kept)."""
+        if self.holdings is not None:
+            start, accumulation = self.held.pop(i)
+            self.holdings.append((i, placement, start, t, accumulation))
 
     def memory_used(self) -> float:
         """Total GPU memory in use (GB)."""
