@@ -81,6 +81,29 @@ def test_placements_agree_with_the_per_job_table(policy: str) -> None:
             assert (inside["lanes"] == len(inside)).all()
 
 
+def test_a_retune_closes_one_holding_and_opens_the_next_on_the_same_gpus() -> None:
+    """sjf-bsbf with ``retune``: a job whose accumulation changes keeps its GPUs; its holdings
+    follow each other without a gap, with different accumulations, and the last one's factor is
+    the per-job table's."""
+    instance = default_workload(seed=1, n_jobs=80)
+    result = simulate(instance, make_policy("sjf-bsbf", retune=True), dt=DT, interval=DT)
+    placements = result.placements
+    assert placements is not None
+    jobs = result.jobs.set_index("job_id")
+    retuned = 0
+    for job_id, group in placements.groupby("job_id"):
+        group = group.sort_values("start")
+        if group["accumulation"].nunique() > 1:
+            retuned += 1
+            assert group["gpus"].nunique() == 1
+            assert (group["start"].to_numpy()[1:] == group["end"].to_numpy()[:-1]).all()
+            assert (
+                group["accumulation"].to_numpy()[1:] != group["accumulation"].to_numpy()[:-1]
+            ).all()
+        assert int(group["accumulation"].iloc[-1]) == int(jobs.at[job_id, "accumulation"])
+    assert retuned > 0
+
+
 def test_no_placements_without_segments_and_bad_suffixes_are_refused(tmp_path: Path) -> None:
     result = simulate(_two_on_one_gpu(), make_policy("fifo"), dt=DT, record_segments=False)
     assert result.placements is None
