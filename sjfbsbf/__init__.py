@@ -7,6 +7,7 @@ The public API, loaded on first use (PEP 562) so that ``sjfbsbf --help`` stays f
     instance = sb.read_instance("instances/n4-g2-all-a.json")
     result = sb.simulate(instance, sb.make_policy("sjf-bsbf"))
     table = sb.compare(instance, ["sjf", "sjf-bsbf"])
+    sb.plot_gantt(result, "gantt.png")
 
 Everything else is internal to its layer (docs/architecture.md): ``sjfbsbf.core`` (problem
 data), ``sjfbsbf.sim`` (simulator), ``sjfbsbf.policies``, ``sjfbsbf.workloads``,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from sjfbsbf.core.instance_io import read_instance, write_instance
     from sjfbsbf.core.model import Cluster, Instance, Job
     from sjfbsbf.experiments.compare import compare
+    from sjfbsbf.experiments.gantt import plot_gantt
     from sjfbsbf.policies import make_policy, policy_names
     from sjfbsbf.sim.result import SimResult
     from sjfbsbf.sim.simulator import simulate
@@ -39,6 +41,7 @@ _EXPORTS = {
     "make_policy": "sjfbsbf.policies",
     "policy_names": "sjfbsbf.policies",
     "compare": "sjfbsbf.experiments.compare",
+    "plot_gantt": "sjfbsbf.experiments.gantt",
 }
 
 __all__ = [
@@ -49,6 +52,7 @@ __all__ = [
     "__version__",
     "compare",
     "make_policy",
+    "plot_gantt",
     "policy_names",
     "read_instance",
     "simulate",

@@ -12,6 +12,7 @@ from sjfbsbf.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sjfbsbf.experiments.compare import run_policies
+    from sjfbsbf.experiments.gantt import plot_gantt
     from sjfbsbf.experiments.gap import GAP_POLICIES, gap_summary, gap_table
     from sjfbsbf.experiments.sweep import collect, load_sweep, run_sweep
 
@@ -24,6 +25,7 @@ _EXPORTS = {
     "gap_table": "sjfbsbf.experiments.gap",
     "gap_summary": "sjfbsbf.experiments.gap",
     "GAP_POLICIES": "sjfbsbf.experiments.gap",
+    "plot_gantt": "sjfbsbf.experiments.gantt",
 }
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "gap_summary",
     "gap_table",
     "load_sweep",
+    "plot_gantt",
     "run_policies",
     "run_sweep",
 ]
