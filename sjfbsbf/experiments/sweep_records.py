@@ -17,6 +17,7 @@ from typing import Any
 from sjfbsbf.core.errors import InstanceError, SweepError
 from sjfbsbf.core.jsonio import read_json
 from sjfbsbf.core.presets import make_interference
+from sjfbsbf.experiments.sweep_details import details_problem, run_details
 from sjfbsbf.experiments.sweep_spec import RunSpec
 from sjfbsbf.experiments.sweep_workloads import build_instance
 from sjfbsbf.policies import make_policy
@@ -28,8 +29,11 @@ RUN_SCHEMA = "sjfbsbf.sweep-run/1"
 Record = dict[str, Any]
 
 
-def execute(run: RunSpec) -> dict[str, Any]:
+def execute(run: RunSpec, details: dict[str, Any] | None = None) -> dict[str, Any]:
     """Simulate one run and return its results row (JSON values; no label, no sweep name).
+
+    ``details``, if given, receives the run's per-job table and utilisation series
+    (:func:`~sjfbsbf.experiments.sweep_details.run_details`).
 
     Raises
     ------
@@ -62,6 +66,8 @@ def execute(run: RunSpec) -> dict[str, Any]:
     row.update({f"wl_{k}": v for k, v in run.workload.items()})
     row.update({f"sim_{k}": v for k, v in run.sim.items()})
     row.update(result.metrics)
+    if details is not None:
+        details.update(run_details(result))
     fallback_pairs = getattr(interference, "fallback_pairs", None)
     if fallback_pairs is not None:  # measured interference: pairs that got the fallback ξ
         row["interference_fallback_pairs"] = len(fallback_pairs())
@@ -77,8 +83,9 @@ def _check_stamps(run: RunSpec) -> None:
 
 def attempt(run: RunSpec) -> Record:
     """Run ``run``; return its record, ``ok`` or ``failed`` (never raises an ``Exception``)."""
+    details: dict[str, Any] = {}
     try:
-        row = execute(run)
+        row = execute(run, details)
     except Exception as exc:
         return failure_record(run, exc)
     return {
@@ -87,6 +94,7 @@ def attempt(run: RunSpec) -> Record:
         "status": "ok",
         "config": run.config(),
         "row": row,
+        "details": details,  # written as Parquet beside the record, not into it
     }
 
 
@@ -114,6 +122,8 @@ def read_record(path: Path, key: str) -> tuple[Record | None, str | None]:
     except InstanceError as exc:
         return None, exc.message
     problem = _record_problem(data, key)
+    if problem is None and data.get("status") == "ok":
+        problem = details_problem(path)
     return (None, problem) if problem is not None else (data, None)
 
 

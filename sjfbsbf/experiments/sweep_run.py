@@ -28,6 +28,7 @@ import pandas as pd
 from sjfbsbf.core.atomic import atomic_path, write_text_atomic
 from sjfbsbf.core.errors import SweepRunsFailed, escape
 from sjfbsbf.experiments.sweep_backends import run_local, run_ray, signals_raise
+from sjfbsbf.experiments.sweep_details import write_details
 from sjfbsbf.experiments.sweep_records import (
     Record,
     read_record,
@@ -99,7 +100,11 @@ def run_sweep(
 
     def finished(run: RunSpec, record: Record) -> None:
         nonlocal done
-        write_text_atomic(runs_dir / f"{run.key}.json", json.dumps(record, default=str))
+        path = runs_dir / f"{run.key}.json"
+        details = record.pop("details", None)
+        if record["status"] == "ok" and details is not None:
+            write_details(path, details)  # the tables first: an ok record always has them
+        write_text_atomic(path, json.dumps(record, default=str))
         if record["status"] != "ok":
             error = record["error"]
             failures.append((run.describe(), f"{error['type']}: {error['message']}"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from typer.testing import CliRunner
 from sjfbsbf.cli import app
 from sjfbsbf.core.errors import SweepError, SweepRunsFailed
 from sjfbsbf.core.instance_io import instance_to_dict
-from sjfbsbf.experiments import sweep_records, sweep_spec
+from sjfbsbf.experiments import sweep_spec
 from sjfbsbf.experiments.sweep import (
     RUN_SCHEMA,
     collect,
@@ -59,20 +58,6 @@ policy = "sjf"
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Labels of the runs executed in this process (serial sweeps)."""
-    executed: list[str] = []
-    original = sweep_records.execute
-
-    def counting(run: Any) -> dict[str, Any]:
-        executed.append(f"{run.label}/{run.seed}")
-        return original(run)
-
-    monkeypatch.setattr(sweep_records, "execute", counting)
-    yield executed
 
 
 def test_rerun_skips_done_runs(tmp_path: Path, calls: list[str]) -> None:

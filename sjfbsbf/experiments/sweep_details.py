@@ -1,0 +1,100 @@
+"""What a sweep keeps of each run beside its results row: the per-job table and a downsampled
+utilisation series, as Parquet next to the run record (docs/results-schema.md).
+
+The worker returns both with the record (:func:`run_details`); the parent writes them before the
+record (:func:`write_details`), so an ``ok`` record on disk always has its tables, and a record
+whose tables are missing is run again (:func:`details_problem`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sjfbsbf.core.atomic import atomic_path
+from sjfbsbf.sim.result import SimResult
+
+#: Most rows of a utilisation series (equal-width time bins over the simulated span).
+UTILISATION_BINS = 500
+#: Columns of a utilisation series: bin bounds (s) and time-weighted means over the bin.
+UTILISATION_COLUMNS = (
+    "start",
+    "end",
+    "busy_gpus",
+    "shared_gpus",
+    "mem_used_gb",
+    "running",
+    "pending",
+)
+#: File suffixes of a run's tables, next to ``runs/<key>.json``.
+JOBS_SUFFIX = ".jobs.parquet"
+UTILISATION_SUFFIX = ".utilisation.parquet"
+
+
+def utilisation_series(ticks: pd.DataFrame, bins: int = UTILISATION_BINS) -> pd.DataFrame:
+    """Downsample a per-tick table to at most ``bins`` equal-width bins of time-weighted means.
+
+    The tick table's state is constant over each row's ``duration``, so each bin's mean is exact:
+    the integral of the piecewise-constant series over the bin divided by its width. The bins
+    cover the span from the first processed tick to the last job's release; Σ busy_gpus · width
+    over the bins is the busy GPU-time of ``gpu_utilization`` (docs/model.md §4).
+    """
+    if bins < 1:
+        raise ValueError(f"bins must be at least 1, got {bins!r}")
+    times = ticks["time"].to_numpy(dtype=float)
+    widths = ticks["duration"].to_numpy(dtype=float)
+    first, last = float(times[0]), float(times[0] + widths.sum())
+    values = [c for c in UTILISATION_COLUMNS if c not in ("start", "end")]
+    if last <= first:
+        row = {"start": first, "end": last, **{c: float(ticks[c].iloc[0]) for c in values}}
+        return pd.DataFrame([row], columns=list(UTILISATION_COLUMNS))
+    count = int(min(bins, len(times)))
+    edges = np.linspace(first, last, count + 1)
+    bounds = np.concatenate(([first], first + np.cumsum(widths)))
+    out: dict[str, np.ndarray] = {"start": edges[:-1], "end": edges[1:]}
+    for column in values:
+        level = ticks[column].to_numpy(dtype=float)
+        integral = np.concatenate(([0.0], np.cumsum(level * widths)))
+        at_edges = np.interp(edges, bounds, integral)
+        out[column] = np.diff(at_edges) / np.diff(edges)
+    return pd.DataFrame(out, columns=list(UTILISATION_COLUMNS))
+
+
+def run_details(result: SimResult) -> dict[str, pd.DataFrame]:
+    """The tables a sweep keeps of one run: ``jobs`` and ``utilisation``."""
+    return {"jobs": result.jobs, "utilisation": utilisation_series(result.ticks)}
+
+
+def detail_paths(record_path: Path) -> tuple[Path, Path]:
+    """The per-job table and utilisation series files of the run record ``record_path``."""
+    stem = record_path.name.removesuffix(".json")
+    return (
+        record_path.with_name(stem + JOBS_SUFFIX),
+        record_path.with_name(stem + UTILISATION_SUFFIX),
+    )
+
+
+def write_details(record_path: Path, details: dict[str, pd.DataFrame]) -> None:
+    """Write a run's tables next to its record (each atomically), before the record itself."""
+    jobs_path, utilisation_path = detail_paths(record_path)
+    for frame, path in ((details["jobs"], jobs_path), (details["utilisation"], utilisation_path)):
+        with atomic_path(path) as tmp:
+            frame.to_parquet(tmp, index=False)
+
+
+def details_problem(record_path: Path) -> str | None:
+    """Why an ``ok`` record's tables cannot be used (a missing file), or ``None``."""
+    missing = [p.name for p in detail_paths(record_path) if not p.is_file()]
+    return f"{', '.join(missing)} missing" if missing else None
+
+
+def read_run_jobs(out_dir: str | Path, key: str) -> pd.DataFrame:
+    """The per-job table of run ``key`` of the sweep in ``out_dir``."""
+    return pd.read_parquet(detail_paths(Path(out_dir) / "runs" / f"{key}.json")[0])
+
+
+def read_run_utilisation(out_dir: str | Path, key: str) -> pd.DataFrame:
+    """The utilisation series of run ``key`` of the sweep in ``out_dir``."""
+    return pd.read_parquet(detail_paths(Path(out_dir) / "runs" / f"{key}.json")[1])
