@@ -2,11 +2,11 @@
 
 Importing this package registers every command on :data:`app`: :mod:`sjfbsbf.cli.run`
 (``simulate``, ``compare``, ``policies``), :mod:`sjfbsbf.cli.research` (``sweep``, ``solve``,
-``gap``) and :mod:`sjfbsbf.cli.figs` (``figs``). Start-up stays light: heavy packages are
-imported inside the commands.
+``gap``), :mod:`sjfbsbf.cli.figs` (``figs``) and :mod:`sjfbsbf.cli.data` (``data``).
+Start-up stays light: heavy packages are imported inside the commands.
 """
 
-from sjfbsbf.cli import figs, research, run
+from sjfbsbf.cli import data, figs, research, run
 from sjfbsbf.cli.common import app
 
-__all__ = ["app", "figs", "research", "run"]
+__all__ = ["app", "data", "figs", "research", "run"]

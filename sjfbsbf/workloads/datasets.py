@@ -1,0 +1,242 @@
+"""Public datasets by name: pinned URLs and checksums, fetched once into a per-user cache.
+
+``sjfbsbf data list`` shows them, ``sjfbsbf data fetch NAME`` downloads them with pooch (every
+file checked against its SHA-256 and size) into :func:`cache_dir` (platformdirs' user cache, or
+``$SJFBSBF_DATA_DIR``), and ``--from PATH`` registers a copy obtained another way after the same
+checks. Without a network the fetch stops with one line saying so and how to use ``--from``.
+Sources, licences and formats: docs/model.md §8.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from sjfbsbf.core.errors import InstanceError
+
+#: Environment variable that overrides the cache directory.
+CACHE_ENV = "SJFBSBF_DATA_DIR"
+#: Gavel's repository at the pinned commit (raw files).
+_GAVEL = (
+    "https://raw.githubusercontent.com/stanford-futuredata/gavel/"
+    "c4fa40097339e9608ab71fd64c8bdea96a5e4a4c/scheduler/"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DataFile:
+    """One file of a dataset: its name in the dataset's folder, URL, SHA-256 and size (bytes)."""
+
+    name: str
+    url: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """A named dataset: description, source, licence and its files."""
+
+    name: str
+    description: str
+    source: str
+    licence: str
+    files: tuple[DataFile, ...]
+
+    @property
+    def size(self) -> int:
+        """Total size (bytes)."""
+        return sum(f.size for f in self.files)
+
+
+_TRACES = {  # Gavel's Philly-derived traces, scheduler/traces/msr/seed=0/<vc>.trace
+    "0e4a51": ("952a5ca0842149b7a0f2cbfd072acb0f97765f05ef829b4ab71db0752ef08d00", 224104),
+    "103959": ("993c5d59d0b7447597e252b900670356623bda10dad0a4487588e3d839523442", 186671),
+    "11cb48": ("21785530a830116cbfde74aaff23ac14f71396888453f388b5caeaf3695102ca", 378432),
+    "23dbec": ("5e77c69605651395c7610f85678205709009d401a299ae16b5af47f7f04c2714", 1688),
+    "2869ce": ("f2ea5209f8d8d2844aefc2ffc0cd9e7e08a53ec0c3f8bbe9d6f336e29d93fa3c", 100966),
+    "51b7ef": ("56dfc3e66adbdf48f65db0881e4f31d7e81e8555fdaef6380605d011512e503f", 3398),
+    "6214e9": ("4deab594cec0d1400347e2c1e58998c197075b084b7473990d561c0e838f662d", 378201),
+    "6c71a0": ("dfd3ae4c9b4d886b2146ed41b6adc9f0105e21ecda3bff33459844c232b18f0e", 378457),
+    "795a4c": ("52a95b1f5b9bda0bd0bec1fd35d3ef04dd50d6da091b99bfed7296bc13cabab8", 596),
+    "7f04ca": ("e999948ee9c399c0c2cd247ecd6d057309e9939004af4d57fe92c213882e1647", 184431),
+    "925e2b": ("8964aed38ba3a5e88addfc6402d3dc215b0693227cd89204c801815a7c92e833", 786),
+    "b436b2": ("36d7d8e239846e7d7423b729ae174cc5e3f42bde46245ae08650da8800887317", 377167),
+    "e13805": ("76a5d2119774f81f1107091833fb18039faed8618cd7829cbf5829f74231fe2d", 114754),
+    "ed69ec": ("498b1cdae5247e842e6d6875fe7fecde8ab28ceb1bb4525bb1f25f37f9241597", 179642),
+    "ee9e8c": ("ce629ae806113d60daa51dd9423030333a1abf45ee2a51c1013cdfdc49782a5c", 379404),
+}
+
+#: The registered datasets by name.
+DATASETS: dict[str, Dataset] = {
+    "gavel-throughputs": Dataset(
+        name="gavel-throughputs",
+        description="Gavel's measured throughputs of 26 job types on K80/P100/V100, alone and "
+        "in pairs (simulation_throughputs.json)",
+        source="github.com/stanford-futuredata/gavel @ c4fa400",
+        licence="MIT",
+        files=(
+            DataFile(
+                "simulation_throughputs.json",
+                _GAVEL + "simulation_throughputs.json",
+                "17111f7295f03265fd9e5118d7eba31e3dd9d6e50a2e215c13ad3d3f91f74381",
+                1240176,
+            ),
+        ),
+    ),
+    "gavel-traces": Dataset(
+        name="gavel-traces",
+        description="15 job traces derived from Microsoft's Philly trace, one per virtual "
+        "cluster, 15,264 jobs (Gavel's msr seed 0)",
+        source="github.com/stanford-futuredata/gavel @ c4fa400",
+        licence="MIT (Philly data CC-BY-4.0)",
+        files=tuple(
+            DataFile(f"{vc}.trace", f"{_GAVEL}traces/msr/seed=0/{vc}.trace", digest, size)
+            for vc, (digest, size) in sorted(_TRACES.items())
+        ),
+    ),
+}
+
+
+def cache_dir() -> Path:
+    """Where datasets are kept: ``$SJFBSBF_DATA_DIR``, else the user cache (platformdirs)."""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("sjfbsbf")) / "data"
+
+
+def get_dataset(name: str) -> Dataset:
+    """The registered dataset ``name``; one-line error listing the names otherwise."""
+    if name not in DATASETS:
+        known = ", ".join(sorted(DATASETS))
+        raise InstanceError(f"unknown dataset {name!r}; registered: {known}")
+    return DATASETS[name]
+
+
+def _digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def _problem(path: Path, file: DataFile) -> str | None:
+    """Why ``path`` is not ``file`` (missing, size, checksum), or ``None``."""
+    if not path.is_file():
+        return "missing"
+    size = path.stat().st_size
+    if size != file.size:
+        return f"{size} bytes, expected {file.size}"
+    if _digest(path) != file.sha256:
+        return "SHA-256 differs from the pinned one"
+    return None
+
+
+def status(name: str) -> str:
+    """``"fetched"`` (every file present and checked by size), ``"partial"`` or ``"missing"``."""
+    dataset = get_dataset(name)
+    folder = cache_dir() / name
+    present = [
+        (folder / f.name).is_file() and (folder / f.name).stat().st_size == f.size
+        for f in dataset.files
+    ]
+    return "fetched" if all(present) else "partial" if any(present) else "missing"
+
+
+def dataset_path(name: str) -> Path:
+    """The folder of a fetched dataset.
+
+    Raises
+    ------
+    InstanceError
+        If it is not (fully) fetched: one line saying how to fetch it.
+    """
+    if status(name) != "fetched":
+        raise InstanceError(
+            f"dataset {name!r} is not fetched; run 'sjfbsbf data fetch {name}' "
+            "(or '... --from PATH' with a copy)",
+            source=str(cache_dir() / name),
+        )
+    return cache_dir() / name
+
+
+def fetch(name: str, *, source: str | os.PathLike[str] | None = None) -> Path:
+    """Download dataset ``name`` into the cache, or copy it from ``source``; check every file.
+
+    Parameters
+    ----------
+    name
+        A registered dataset.
+    source
+        A folder holding the files (found by name, also in subfolders) to register instead of
+        downloading.
+
+    Returns
+    -------
+    Path
+        The dataset's folder in the cache.
+
+    Raises
+    ------
+    InstanceError
+        One line: an unknown name, a file missing from ``source`` or not matching its pinned
+        size and SHA-256 (the cache is left without it), or no network.
+    """
+    dataset = get_dataset(name)
+    folder = cache_dir() / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for file in dataset.files:
+        target = folder / file.name
+        if _problem(target, file) is None:
+            continue
+        if source is not None:
+            _copy(Path(source), file, target)
+        else:
+            _download(file, folder)
+    return folder
+
+
+def _copy(source: Path, file: DataFile, target: Path) -> None:
+    found = source / file.name
+    if not found.is_file():
+        matches = sorted(source.rglob(file.name)) if source.is_dir() else []
+        if not matches:
+            raise InstanceError(f"no file {file.name!r} under it", source=str(source))
+        found = matches[0]
+    problem = _problem(found, file)
+    if problem is not None:
+        raise InstanceError(f"not the pinned {file.name}: {problem}", source=str(found))
+    partial = target.with_name(target.name + ".part")
+    shutil.copyfile(found, partial)
+    partial.replace(target)
+
+
+def _download(file: DataFile, folder: Path) -> None:
+    import pooch
+
+    pooch.get_logger().setLevel("WARNING")  # no "Downloading ..." line: one line on failure
+    try:
+        pooch.retrieve(
+            file.url,
+            known_hash=f"sha256:{file.sha256}",
+            fname=file.name,
+            path=folder,
+            progressbar=False,
+        )
+    except ValueError as exc:  # pooch: the downloaded file's hash does not match
+        raise InstanceError(
+            f"download does not match the pinned SHA-256 ({exc})", source=file.url
+        ) from None
+    except Exception as exc:  # requests' connection errors and the like: no network
+        raise InstanceError(
+            f"could not download ({type(exc).__name__}); without a network, fetch the file "
+            "elsewhere and register it with --from PATH",
+            source=file.url,
+        ) from None
