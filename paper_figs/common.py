@@ -1,7 +1,6 @@
-"""Shared helpers of the paper-figure scripts: read a sweep's results table, summarise it.
-
-The scripts read results tables only (``results/<sweep>/results.parquet`` written by
-``sjfbsbf sweep``); they never simulate.
+"""Shared helper of the paper-figure scripts: read a sweep's results table (or exit with one
+line). The summaries and figures themselves live in ``sjfbsbf.experiments.tables``,
+``figures`` and ``figures_paper``, which ``sjfbsbf figs`` uses too; the scripts never simulate.
 """
 
 from __future__ import annotations
@@ -11,95 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 
-#: Policies in display order (labels not listed come after, alphabetically).
-ORDER = [
-    "fifo",
-    "sjf",
-    "srtf",
-    "tiresias",
-    "sjf-ffs",
-    "sjf-bsbf",
-    "sjf-bsbf/full-batch",
-    "sjf-bsbf/largest",
-    "sjf-bsbf/wait-aware",
-    "sjf-bsbf/retune",
-    "sjf-bsbf/no-idle-mix",
-]
-#: The ratios the paper's claims are about: (numerator, denominator).
-RATIOS = [("sjf-bsbf", "tiresias"), ("sjf-bsbf", "sjf-ffs"), ("sjf-bsbf", "sjf")]
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.experiments.tables import read_results as _read
 
 
 def read_results(directory: str | Path) -> pd.DataFrame:
-    """The results table of a sweep output directory."""
-    path = Path(directory) / "results.parquet"
-    if not path.exists():
-        sys.exit(f"{path}: no results table (run `sjfbsbf sweep` first)")
-    table = pd.read_parquet(path)
-    if "wl_trace" in table:  # show trace files by name, not by path
-        table["wl_trace"] = table["wl_trace"].map(lambda p: Path(p).stem)
-    return table
-
-
-def ordered(labels: list[str]) -> list[str]:
-    """Labels in :data:`ORDER`, unknown ones last."""
-    known = [x for x in ORDER if x in labels]
-    return known + sorted(set(labels) - set(known))
-
-
-def group_columns(table: pd.DataFrame) -> list[str]:
-    """Workload / simulator columns that vary within the sweep (the groups of a summary)."""
-    candidates = [c for c in table.columns if c.startswith(("wl_", "sim_"))]
-    return [c for c in candidates if table[c].nunique(dropna=False) > 1]
-
-
-def mean_jct(table: pd.DataFrame, metric: str = "avg_jct") -> pd.DataFrame:
-    """Mean of ``metric`` over seeds: rows = labels, columns = groups."""
-    groups = group_columns(table)
-    if not groups:
-        out = table.groupby("label")[metric].mean().to_frame("all")
-    else:
-        out = table.groupby(["label", *groups])[metric].mean().unstack(groups)
-    return out.loc[ordered(list(out.index))]
-
-
-def ratio_table(table: pd.DataFrame, metric: str = "avg_jct") -> pd.DataFrame:
-    """For each ratio of :data:`RATIOS` and group: ratio of the seed-mean JCTs, and the
-    smallest and largest per-seed ratio."""
-    groups = group_columns(table)
-    table = table.assign(_all="all") if not groups else table
-    groups = groups or ["_all"]
-    wide = table.pivot_table(index=[*groups, "seed"], columns="label", values=metric)
-    rows = []
-    for num, den in RATIOS:
-        if num not in wide.columns or den not in wide.columns:
-            continue
-        per_seed = (wide[num] / wide[den]).groupby(level=groups)
-        means = wide[[num, den]].groupby(level=groups).mean()
-        low, high = per_seed.min(), per_seed.max()
-        for key in means.index:
-            rows.append(
-                {
-                    "ratio": f"{num} / {den}",
-                    "group": ", ".join(map(str, key)) if isinstance(key, tuple) else str(key),
-                    "of_means": means.loc[key, num] / means.loc[key, den],
-                    "min": low.loc[key],
-                    "max": high.loc[key],
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def markdown(frame: pd.DataFrame, index: bool = True, digits: int = 3) -> str:
-    """A GitHub-flavoured markdown table (without the optional ``tabulate`` dependency)."""
-    frame = frame.reset_index() if index else frame
-
-    def cell(value: object) -> str:
-        if isinstance(value, float):
-            return f"{value:.{digits}f}" if abs(value) < 100 else f"{value:,.0f}"
-        return str(value)
-
-    header = [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
-    return "\n".join(lines)
+    """The results table of a sweep output directory (exits with one line if it has none)."""
+    try:
+        return _read(directory)
+    except InstanceError as exc:
+        sys.exit(str(exc))

@@ -1,18 +1,16 @@
 """Figure: average JCT of every policy normalised to Tiresias, per workload group.
 
 Usage: ``python paper_figs/fig_normalized_jct.py results/testbed --out out/fig_testbed.png``
+(a thin wrapper of :func:`sjfbsbf.experiments.figures_paper.plot_normalized_jct`).
 """
 
 from __future__ import annotations
 
 import argparse
 
-import matplotlib
+from common import read_results
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-import numpy as np
-from common import mean_jct, read_results
+from sjfbsbf.experiments.figures_paper import plot_normalized_jct
 
 
 def main() -> None:
@@ -21,31 +19,7 @@ def main() -> None:
     parser.add_argument("--baseline", default="tiresias")
     parser.add_argument("--out", default="out/fig_normalized_jct.png")
     args = parser.parse_args()
-    table = read_results(args.results)
-    means = mean_jct(table)
-    norm = means / means.loc[args.baseline]
-    labels = list(norm.index)
-    names = [str(c or "").removeprefix("wl_").removeprefix("sim_") for c in means.columns.names]
-    groups = [
-        ", ".join(
-            f"{n}={v}" for n, v in zip(names, c if isinstance(c, tuple) else (c,), strict=True)
-        )
-        for c in norm.columns
-    ]
-    width = 0.8 / max(len(groups), 1)
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    x = np.arange(len(labels))
-    for i, column in enumerate(norm.columns):
-        ax.bar(x + i * width, norm[column].to_numpy(), width, label=groups[i])
-    ax.axhline(1.0, color="black", lw=0.8)
-    ax.set_xticks(x + width * (len(groups) - 1) / 2, labels, rotation=30, ha="right")
-    ax.set_ylabel(f"average JCT ÷ {args.baseline}")
-    seeds = sorted(int(s) for s in table["seed"].unique())
-    ax.set_title(f"{table['sweep'].iloc[0]}: mean over seeds {seeds}")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=120)
+    plot_normalized_jct(read_results(args.results), args.out, baseline=args.baseline)
     print(f"wrote {args.out}")
 
 

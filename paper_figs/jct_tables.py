@@ -1,13 +1,16 @@
 """Markdown tables of a sweep: mean average JCT per policy and group, and the paper's ratios.
 
 Usage: ``python paper_figs/jct_tables.py results/testbed [--metric avg_jct]``
+(a thin wrapper of :func:`sjfbsbf.experiments.tables.tables_markdown`).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from common import markdown, mean_jct, ratio_table, read_results
+from common import read_results
+
+from sjfbsbf.experiments.tables import tables_markdown
 
 
 def main() -> None:
@@ -15,12 +18,7 @@ def main() -> None:
     parser.add_argument("results", help="sweep output directory")
     parser.add_argument("--metric", default="avg_jct")
     args = parser.parse_args()
-    table = read_results(args.results)
-    seeds = sorted(int(s) for s in table["seed"].unique())
-    print(f"{args.metric} (s), mean over seeds {seeds}:\n")
-    print(markdown(mean_jct(table, args.metric)))
-    print("\nratios (of the seed means; min / max over seeds):\n")
-    print(markdown(ratio_table(table, args.metric), index=False))
+    print(tables_markdown(read_results(args.results), args.metric))
 
 
 if __name__ == "__main__":

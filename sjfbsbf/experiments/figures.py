@@ -22,12 +22,13 @@ import pandas as pd
 from sjfbsbf.core.atomic import atomic_path
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.experiments.sweep_details import read_run_jobs, read_run_utilisation
+from sjfbsbf.experiments.tables import ORDER, ordered, read_results
+
+__all__ = ["ORDER", "bootstrap_ci", "make_figures", "ordered", "read_results", "summary"]
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: Display order of policies (others after, alphabetically).
-ORDER = ("fifo", "sjf", "srtf", "tiresias", "sjf-ffs", "sjf-bsbf", "exact-round")
 #: Workload columns that count as "the load" for the load figure.
 LOAD_COLUMNS = ("wl_rate_factor", "wl_load")
 #: Bootstrap: resamples, confidence level and seed (deterministic intervals).
@@ -44,16 +45,6 @@ STYLE: dict[str, Any] = {
     "font.size": 10,
     "legend.frameon": False,
 }
-
-
-def ordered(labels: Sequence[str]) -> list[str]:
-    """Labels in :data:`ORDER` (a variant ``policy/...`` after its policy), others last."""
-
-    def rank(label: str) -> tuple[int, str]:
-        base = label.split("/")[0]
-        return (ORDER.index(base) if base in ORDER else len(ORDER), label)
-
-    return sorted(set(labels), key=rank)
 
 
 def bootstrap_ci(values: Sequence[float]) -> tuple[float, float, float]:
@@ -75,22 +66,6 @@ def bootstrap_ci(values: Sequence[float]) -> tuple[float, float, float]:
     )
     low, high = result.confidence_interval
     return mean, float(low), float(high)
-
-
-def read_results(directory: str | os.PathLike[str]) -> pd.DataFrame:
-    """A results folder's table, with its folder in ``results_dir``.
-
-    Raises
-    ------
-    InstanceError
-        If the folder has no ``results.parquet`` (one line naming it).
-    """
-    path = Path(directory) / "results.parquet"
-    if not path.is_file():
-        raise InstanceError("no results.parquet (run 'sjfbsbf sweep' first)", source=str(path))
-    table = pd.read_parquet(path)
-    table["results_dir"] = str(directory)
-    return table
 
 
 def configurations(table: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -268,6 +243,25 @@ def _fig_runs(name: str, table: pd.DataFrame, out: Path, written: list[Path]) ->
     _save(fig, out, f"{name}-choices", written)
 
 
+def _paper(name: str, table: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """The figures and tables of docs/results.md for this sweep."""
+    from sjfbsbf.experiments.figures_paper import plot_load_sweep, plot_normalized_jct
+    from sjfbsbf.experiments.tables import tables_markdown
+
+    if "tiresias" in set(table["label"]):
+        for suffix in ("png", "pdf"):
+            plot_normalized_jct(table, out / f"{name}-normalized_jct.{suffix}")
+            written.append(out / f"{name}-normalized_jct.{suffix}")
+    if "wl_rate_factor" in table and table["wl_rate_factor"].nunique() > 1:
+        for suffix in ("png", "pdf"):
+            plot_load_sweep(table, out / f"{name}-load_sweep.{suffix}")
+            written.append(out / f"{name}-load_sweep.{suffix}")
+    path = out / f"{name}-tables.md"
+    with atomic_path(path) as tmp:
+        tmp.write_text(tables_markdown(table) + "\n", encoding="utf-8")
+    written.append(path)
+
+
 def _fig_gaps(path: Path, out: Path, written: list[Path]) -> None:
     import matplotlib.pyplot as plt
 
@@ -328,6 +322,7 @@ def make_figures(
                 _fig_avg_jct(str(name), rows, out, written)
                 _fig_load(str(name), rows, out, written)
                 _fig_runs(str(name), rows, out, written)
+                _paper(str(name), rows.drop(columns="results_dir"), out, written)
         for gap in gaps:
             path = Path(gap)
             if not path.is_file():

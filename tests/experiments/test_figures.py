@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +13,7 @@ from typer.testing import CliRunner
 from sjfbsbf.cli import app
 from sjfbsbf.experiments.figures import bootstrap_ci, ordered, read_results, summary
 from sjfbsbf.experiments.sweep import load_sweep, run_sweep
+from sjfbsbf.experiments.tables import tables_markdown
 
 SMOKE = Path(__file__).resolve().parents[2] / "experiments" / "smoke.toml"
 SUITE = Path(__file__).resolve().parents[2] / "instances"
@@ -48,11 +51,31 @@ def test_smoke_sweep_and_every_figure(tmp_path: Path) -> None:
     )
     assert done.exit_code == 0, done.output
     stems = ["smoke-avg_jct", "smoke-jct_vs_load", "smoke-jct_cdf", "smoke-utilisation"]
-    stems += ["smoke-choices", "gap-gaps"]
+    stems += ["smoke-choices", "smoke-normalized_jct", "smoke-load_sweep", "gap-gaps"]
     for stem in stems:
         assert (figs / f"{stem}.png").read_bytes()[:4] == b"\x89PNG", stem
         assert (figs / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-", stem
     results = read_results(out)
+    markdown = tables_markdown(results.drop(columns="results_dir"))
+    assert (figs / "smoke-tables.md").read_text(encoding="utf-8") == markdown + "\n"
+    assert "sjf-bsbf / tiresias" in markdown
+    scripts = Path(__file__).resolve().parents[2] / "paper_figs"
+    printed = subprocess.run(
+        [sys.executable, str(scripts / "jct_tables.py"), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    assert printed == markdown + "\n"  # the thin script prints the same table
+    for script, name in (("fig_load_sweep.py", "load.png"), ("fig_normalized_jct.py", "n.pdf")):
+        subprocess.run(
+            [sys.executable, str(scripts / script), str(out), "--out", str(tmp_path / name)],
+            capture_output=True,
+            check=True,
+            timeout=120,
+        )
+        assert (tmp_path / name).stat().st_size > 1000
     means = summary(results, ["label", "wl_rate_factor"]).set_index(["label", "wl_rate_factor"])
     expected = results.groupby(["label", "wl_rate_factor"])["avg_jct"].mean()
     assert means["mean"].to_numpy() == pytest.approx(expected.loc[means.index].to_numpy())
