@@ -16,18 +16,21 @@ from sjfbsbf.workloads.generators import (
     generate,
     testbed_workload,
 )
+from sjfbsbf.workloads.table_trace import TableTraceReport, read_trace_table
 
 __all__ = [
     "MODEL_MAP",
     "PHILLY_GPU_MIX",
     "GavelThroughputs",
     "LoadReport",
+    "TableTraceReport",
     "WorkloadSpec",
     "default_workload",
     "generate",
     "load_gavel_trace",
     "load_gavel_trace_report",
     "load_throughputs",
+    "read_trace_table",
     "slice_trace",
     "testbed_workload",
 ]
