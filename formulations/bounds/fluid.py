@@ -114,6 +114,9 @@ def build_fluid(
                 var = shared[i, k, t] = new(f"h_{i}_{k}_{t}", 0, both, cont)
                 sharing.setdefault((i, t), []).append((k, var))
                 sharing.setdefault((k, t), []).append((i, var))
+    intervals_of: dict[int, list[tuple[int, int, Any]]] = {}  # job -> (start, length, z)
+    for (i, s, length), var in hold.items():
+        intervals_of.setdefault(i, []).append((s, length, var))
     covering: dict[tuple[int, int], list[Any]] = {}
     for (i, s, length), var in hold.items():
         for t in range(s, s + length):
@@ -137,7 +140,7 @@ def build_fluid(
         mean = pulp.lpSum(t * x[i, t] + spread[i, t] for t in job.slots) / work
         prob += finish[i] >= mean + work / 2, f"busy_{i}"
         if intervals:
-            starts = [(s, length, v) for (k, s, length), v in hold.items() if k == i]
+            starts = intervals_of[i]
             prob += pulp.lpSum(v for _, _, v in starts) == 1, f"interval_{i}"
             prob += (
                 finish[i] >= pulp.lpSum((s + max(length - 1, work)) * v for s, length, v in starts),
