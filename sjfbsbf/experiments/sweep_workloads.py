@@ -23,6 +23,7 @@ from sjfbsbf.core.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.core.model import MAX_GPU_MEM_GB, MAX_GPUS_PER_NODE, MAX_NODES, Cluster, Instance
 from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
 from sjfbsbf.workloads.generators import (
+    MODEL_MIXES,
     TESTBED_SHAPES,
     WorkloadSpec,
     generate,
@@ -125,6 +126,8 @@ WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
         "n_jobs": Param(integer(1, MAX_GENERATED_JOBS), default=200),
         "load": Param(number(), default=0.8),
         "rate_factor": Param(number(), default=1.0),
+        # No default: absent is the whole catalog, as before the key existed (same run keys).
+        "mix": Param(text(*MODEL_MIXES)),
     },
     "testbed": {
         **_CLUSTER,
@@ -172,6 +175,7 @@ def _default(params: Mapping[str, Any], seed: int) -> Instance:
         n_jobs=params["n_jobs"],
         cluster=_cluster(params),
         load=params["load"] * params["rate_factor"],
+        models=MODEL_MIXES[params.get("mix", "full")],
     )
     return generate(spec, np.random.default_rng(seed))
 

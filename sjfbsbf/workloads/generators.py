@@ -19,6 +19,16 @@ from sjfbsbf.core.perf import exclusive_duration
 PHILLY_GPU_MIX: Mapping[int, float] = MappingProxyType(
     {1: 0.50, 2: 0.0875, 4: 0.1625, 8: 0.1875, 16: 0.05, 32: 0.0125}
 )
+#: Named model mixes of the synthetic workloads (docs/model.md §7): light sharers (RL,
+#: ShuffleNet, VGG: low contention, small memory), memory-heavy models (most pairs need a
+#: sub-batch at 12 GB or do not fit) and the whole catalog (``()``: every model).
+MODEL_MIXES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "light": ("dqn", "a2c", "shufflenet_v2", "vgg16", "vgg19"),
+        "heavy": ("bert", "gpt2", "resnet18", "shufflenet_v2"),
+        "full": (),
+    }
+)
 #: The testbed's 30-job and 61-job traces: GPU demand -> number of jobs.
 TESTBED_SHAPES: Mapping[int, Mapping[int, int]] = MappingProxyType(
     {

@@ -53,6 +53,11 @@ BAD_SWEEPS = {
         "workloads[0].n_job",
         "unknown key for kind 'default'",
     ),
+    "unknown model mix": (
+        edit("n_jobs = 8", 'n_jobs = 8\nmix = "medium"'),
+        "workloads[0].mix",
+        "must be one of 'light', 'heavy', 'full'",
+    ),
     "unknown sim key": (edit("dt = 10.0", "dt = 10.0\ntick = 1"), "sim.tick", "unknown key"),
     "unknown variant key": (
         edit('label = "bsbf"', 'lable = "bsbf"'),
@@ -272,6 +277,23 @@ def test_defaults_are_filled_in(tmp_path: Path) -> None:
     assert run.sim == {"dt": 10.0, "interference": "time-slicing", "interval": 60.0,
                        "restart_overhead": 30.0}  # fmt: skip
     assert len(plain.runs) == 4 and {r.label for r in plain.runs} == {"fifo", "bsbf"}
+
+
+def test_model_mix_draws_from_its_pool() -> None:
+    """``mix`` changes only which models are drawn: arrivals, GPUs and the count stay; no ``mix``
+    is the whole catalog (the runs of sweeps written before the key keep their keys)."""
+    from sjfbsbf.experiments.sweep_workloads import build_instance, canonical_workload
+    from sjfbsbf.workloads.generators import MODEL_MIXES
+
+    base = {"kind": "default", "n_jobs": 60}
+    plain = build_instance(base, 3)
+    assert "mix" not in canonical_workload(base)
+    assert build_instance({**base, "mix": "full"}, 3) == plain
+    for mix in ("light", "heavy"):
+        inst = build_instance({**base, "mix": mix}, 3)
+        assert {j.model for j in inst.jobs} <= set(MODEL_MIXES[mix])
+        assert [j.gpus for j in inst.jobs] == [j.gpus for j in plain.jobs]
+        assert len({j.model for j in inst.jobs}) == len(MODEL_MIXES[mix])
 
 
 @pytest.mark.parametrize(
