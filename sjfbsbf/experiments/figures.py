@@ -5,8 +5,9 @@ Each results folder is a sweep's output (docs/results-schema.md); a gap table is
 average JCT per policy with 95% bootstrap confidence intervals over seeds (one panel per workload
 configuration), average JCT against the load where the sweep varies it, JCT CDFs (every job of
 every seed), GPUs busy and shared over time (the lowest seed), accumulation-factor choices and
-shared GPU-time; and, per gap table, each policy's gap interval. Headless (Agg); deterministic
-(the bootstrap takes a fixed seed).
+shared GPU-time; for a regime sweep (:mod:`sjfbsbf.experiments.regimes`) its maps and tables,
+the other figures then on its default plane; and, per gap table, each policy's gap interval.
+Headless (Agg); deterministic (the bootstrap takes a fixed seed).
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path
 from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.experiments.regimes import (
+    default_plane,
+    is_regime_sweep,
+    map_factors,
+    plot_regime_map,
+    regime_markdown,
+    sweep_cells,
+)
 from sjfbsbf.experiments.sweep_details import read_run_jobs, read_run_utilisation
 from sjfbsbf.experiments.tables import ORDER, ordered, read_results
 
@@ -262,6 +271,19 @@ def _paper(name: str, table: pd.DataFrame, out: Path, written: list[Path]) -> No
     written.append(path)
 
 
+def _regimes(name: str, table: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """The regime maps of a regime sweep and their tables (``<sweep>-regimes.md``)."""
+    cells = sweep_cells(table)
+    for factor in map_factors(table):
+        stem = f"{name}-map-{factor.split('_', 1)[1]}"
+        plot_regime_map(cells, factor, out / f"{stem}.png")
+        written.extend([out / f"{stem}.png", out / f"{stem}.pdf"])
+    path = out / f"{name}-regimes.md"
+    with atomic_path(path) as tmp:
+        tmp.write_text(regime_markdown(cells), encoding="utf-8")
+    written.append(path)
+
+
 def _fig_gaps(path: Path, out: Path, written: list[Path]) -> None:
     import matplotlib.pyplot as plt
 
@@ -319,6 +341,9 @@ def make_figures(
         for directory in results:
             table = read_results(directory)
             for name, rows in table.groupby("sweep", sort=True):
+                if is_regime_sweep(rows):  # maps of the whole sweep; the rest on its default plane
+                    _regimes(str(name), rows, out, written)
+                    rows = default_plane(rows)
                 _fig_avg_jct(str(name), rows, out, written)
                 _fig_load(str(name), rows, out, written)
                 _fig_runs(str(name), rows, out, written)

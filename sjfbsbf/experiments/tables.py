@@ -25,6 +25,7 @@ ORDER = (
     "sjf-bsbf/wait-aware",
     "sjf-bsbf/retune",
     "sjf-bsbf/no-idle-mix",
+    "sjf-bsbf-plus",
     "exact-round",
 )
 #: The ratios the paper's claims are about: (numerator, denominator).

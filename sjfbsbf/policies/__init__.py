@@ -21,6 +21,7 @@ from sjfbsbf.policies.registry import (
 )
 from sjfbsbf.policies.sjf import Sjf
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
+from sjfbsbf.policies.sjf_bsbf_plus import SjfBsbfPlus
 from sjfbsbf.policies.sjf_ffs import SjfFfs
 from sjfbsbf.policies.srtf import Srtf
 from sjfbsbf.policies.tiresias import Tiresias
@@ -35,6 +36,8 @@ for _name, _factory in (
     ("sjf-bsbf", SjfBsbf),
 ):
     register(_name, _factory)
+# Ours, beyond the paper: named in sweeps and --policies, not in the default comparison.
+register("sjf-bsbf-plus", SjfBsbfPlus, default=False)
 register("planned", Planned, needs_options=True, default=False)
 
 
@@ -46,6 +49,7 @@ __all__ = [
     "PolicyFactory",
     "Sjf",
     "SjfBsbf",
+    "SjfBsbfPlus",
     "SjfFfs",
     "Srtf",
     "Tiresias",

@@ -1,0 +1,234 @@
+"""The regime map (docs/results.md §6): where benefit-checked sharing pays, and by how much.
+
+A regime sweep varies the load (``wl_rate_factor``), the model mix (``wl_mix``) and at least one
+of the interference model (``sim_interference``) and the GPU memory (``wl_gpu_mem_gb``). Each
+map is a plane through it: load × one factor, the others at their defaults
+(:data:`PLANE_DEFAULTS`), one heat map per mix and per ratio of :data:`MAP_RATIOS`. A cell is the
+ratio of the seed-mean average JCTs of two policies on the same instances, with a 95% paired
+percentile-bootstrap interval (seeds resampled together, fixed bootstrap seed); it is *better*
+or *worse* only when the interval excludes 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sjfbsbf.core.atomic import atomic_path
+from sjfbsbf.experiments.tables import markdown
+
+#: The ratios of the map: (numerator, denominator); below 1 the numerator is better.
+MAP_RATIOS: tuple[tuple[str, str], ...] = (
+    ("sjf-bsbf", "tiresias"),
+    ("sjf-bsbf", "sjf-ffs"),
+    ("sjf-bsbf", "sjf"),
+    ("sjf-bsbf-plus", "sjf-bsbf"),
+)
+#: The load axis of every map, and the facet (one column of heat maps per value).
+LOAD, FACET = "wl_rate_factor", "wl_mix"
+#: The second axis of a map -> the value every other map holds it at (the sweep defaults).
+PLANE_DEFAULTS: Mapping[str, Any] = {"sim_interference": "time-slicing", "wl_gpu_mem_gb": 12.0}
+#: Bootstrap: resamples, confidence level and seed (deterministic intervals).
+RESAMPLES, CONFIDENCE, SEED = 2000, 0.95, 0
+
+
+def is_regime_sweep(table: pd.DataFrame) -> bool:
+    """Whether a sweep's table varies load, mix and at least one factor of a map."""
+    return all(c in table and table[c].nunique() > 1 for c in (LOAD, FACET)) and bool(
+        map_factors(table)
+    )
+
+
+def map_factors(table: pd.DataFrame) -> list[str]:
+    """The factors of :data:`PLANE_DEFAULTS` that the sweep varies (one map each)."""
+    return [c for c in PLANE_DEFAULTS if c in table and table[c].nunique() > 1]
+
+
+def default_plane(table: pd.DataFrame, keep: str | None = None) -> pd.DataFrame:
+    """The rows at the default value of every varied map factor except ``keep``."""
+    for column in map_factors(table):
+        if column != keep:
+            table = table[table[column] == PLANE_DEFAULTS[column]]
+    return table
+
+
+def ratio_ci(num: Sequence[float], den: Sequence[float]) -> tuple[float, float, float]:
+    """Ratio of the means of paired per-seed values and its 95% paired percentile bootstrap.
+
+    Each resample draws seeds with replacement (the same seeds for both policies) and takes the
+    ratio of the resampled means; the interval is the 2.5th and 97.5th percentile of
+    :data:`RESAMPLES` of them, from a generator seeded with :data:`SEED` (what
+    ``scipy.stats.bootstrap(..., paired=True, method="percentile")`` computes, without its
+    per-call overhead: a map has hundreds of cells; the tests compare the two). Fewer than two
+    pairs, or ratios identical on every seed, give the ratio itself as both ends.
+    """
+    a = np.asarray(num, dtype=float)
+    b = np.asarray(den, dtype=float)
+    ratio = float(a.mean() / b.mean())
+    if len(a) < 2 or np.ptp(a / b) == 0:
+        return ratio, ratio, ratio
+    index = np.random.default_rng(SEED).integers(0, len(a), size=(RESAMPLES, len(a)))
+    resampled = a[index].mean(axis=1) / b[index].mean(axis=1)
+    tail = 100 * (1 - CONFIDENCE) / 2
+    low, high = np.percentile(resampled, [tail, 100 - tail])
+    return ratio, float(low), float(high)
+
+
+def regime_cells(
+    table: pd.DataFrame, num: str, den: str, factors: Sequence[str], metric: str = "avg_jct"
+) -> pd.DataFrame:
+    """One row per cell of ``factors``: ratio ``num`` ÷ ``den`` of the seed means, its interval,
+    the number of seeds and the verdict (``better``, ``worse``: the interval excludes 1;
+    ``tie``). Seeds missing either policy are left out of that cell."""
+    rows = []
+    for key, cell in table.groupby(list(factors), sort=True):
+        wide = cell.pivot_table(index="seed", columns="label", values=metric).dropna()
+        if num not in wide or den not in wide or wide.empty:
+            continue
+        ratio, low, high = ratio_ci(wide[num].tolist(), wide[den].tolist())
+        verdict = "better" if high < 1 else "worse" if low > 1 else "tie"
+        keys = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            {
+                **dict(zip(factors, keys, strict=True)),
+                "ratio": f"{num} / {den}",
+                "value": ratio,
+                "low": low,
+                "high": high,
+                "seeds": len(wide),
+                "verdict": verdict,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def sweep_cells(table: pd.DataFrame, metric: str = "avg_jct") -> pd.DataFrame:
+    """Every cell of the sweep (mix × each varied map factor × load) for each ratio of
+    :data:`MAP_RATIOS` whose policies it ran (:func:`regime_cells`)."""
+    factors = [c for c in (FACET, *PLANE_DEFAULTS, LOAD) if c in table and table[c].nunique() > 1]
+    labels = set(table["label"])
+    frames = [
+        regime_cells(table, num, den, factors, metric)
+        for num, den in MAP_RATIOS
+        if num in labels and den in labels
+    ]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def map_cells(cells: pd.DataFrame, factor: str) -> pd.DataFrame:
+    """The cells (:func:`sweep_cells`) of the map load × ``factor``: every other map factor at
+    its default (:data:`PLANE_DEFAULTS`)."""
+    for column, value in PLANE_DEFAULTS.items():
+        if column != factor and column in cells:
+            cells = cells[cells[column] == value]
+    return cells
+
+
+def _name(column: str) -> str:
+    return column.split("_", 1)[1].replace("_", " ")
+
+
+def plot_regime_map(cells: pd.DataFrame, factor: str, path: str | Path) -> None:
+    """Heat maps of the map load × ``factor`` of ``cells`` (:func:`sweep_cells`): a row per
+    ratio, a column per mix; each cell shows the ratio, green below 1 (the numerator is better),
+    with its interval; bold where the interval excludes 1. Writes ``path`` as PNG and PDF."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import TwoSlopeNorm
+
+    cells = map_cells(cells, factor)
+    ratios = list(dict.fromkeys(cells["ratio"]))
+    mixes = list(dict.fromkeys(sorted(cells[FACET], key=["light", "heavy", "full"].index)))
+    loads = sorted(cells[LOAD].unique())
+    levels = sorted(cells[factor].unique(), key=str)
+    norm = TwoSlopeNorm(vmin=0.5, vcenter=1.0, vmax=1.5)
+    fig, axes = plt.subplots(
+        len(ratios),
+        len(mixes),
+        squeeze=False,
+        layout="constrained",
+        figsize=(3.6 * len(mixes) + 1.0, 0.55 * len(levels) * len(ratios) + 1.2 * len(ratios)),
+    )
+    image = None
+    for i, ratio in enumerate(ratios):
+        for j, mix in enumerate(mixes):
+            ax = axes[i, j]
+            part = cells[(cells["ratio"] == ratio) & (cells[FACET] == mix)]
+            grid = part.pivot_table(index=factor, columns=LOAD, values="value").reindex(
+                index=levels, columns=loads
+            )
+            image = ax.imshow(grid.to_numpy(), cmap="RdYlGn_r", norm=norm, aspect="auto")
+            for row in part.itertuples(index=False):
+                y, x = levels.index(getattr(row, factor)), loads.index(getattr(row, LOAD))
+                ax.text(
+                    x,
+                    y,
+                    f"{row.value:.2f}\n[{row.low:.2f}, {row.high:.2f}]",
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    fontweight="bold" if row.verdict != "tie" else "normal",
+                )
+            ax.set_xticks(range(len(loads)), [f"×{x:g}" for x in loads], fontsize=7)
+            names = [f"{v:g}" if isinstance(v, float) else str(v) for v in levels]
+            ax.set_yticks(range(len(levels)), names, fontsize=7)
+            ax.grid(False)
+            if i == 0:
+                ax.set_title(f"mix = {mix}", fontsize=9)
+            if j == 0:
+                ax.set_ylabel(f"{ratio}\n{_name(factor)}", fontsize=8)
+            if i == len(ratios) - 1:
+                ax.set_xlabel("arrival rate (× default)", fontsize=8)
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.6, label="ratio of mean average JCT")
+    fig.suptitle(
+        f"Regime map: load × {_name(factor)} (ratio of seed means, 95% paired bootstrap CI; "
+        "bold: CI excludes 1)",
+        fontsize=9,
+    )
+    for suffix in (".png", ".pdf"):
+        with atomic_path(Path(path).with_suffix(suffix)) as tmp:
+            fig.savefig(tmp, format=suffix[1:], dpi=120)
+    plt.close(fig)
+
+
+def regime_markdown(cells: pd.DataFrame) -> str:
+    """docs/results.md §6's tables from ``cells`` (:func:`sweep_cells`): per map, ratio and mix,
+    ``ratio [low, high]`` by load (``*``: the interval excludes 1), and a count of better / tie /
+    worse cells per ratio over every cell of the sweep."""
+    parts = []
+    for factor in [c for c in PLANE_DEFAULTS if c in cells]:
+        parts.append(f"### load × {_name(factor)}\n")
+        for (ratio, mix), rows in map_cells(cells, factor).groupby(["ratio", FACET], sort=False):
+            shown = rows.assign(
+                cell=[
+                    f"{v:.3f} [{lo:.3f}, {hi:.3f}]{'' if d == 'tie' else ' *'}"
+                    for v, lo, hi, d in zip(
+                        rows["value"], rows["low"], rows["high"], rows["verdict"], strict=True
+                    )
+                ]
+            ).pivot(index=factor, columns=LOAD, values="cell")
+            shown.columns = [f"×{c:g}" for c in shown.columns]
+            parts.append(f"{ratio}, mix {mix}:\n\n{markdown(shown)}\n")
+    counts = []
+    for ratio, rows in cells.groupby("ratio", sort=False):
+        tally = rows["verdict"].value_counts()
+        counts.append(
+            {
+                "ratio": ratio,
+                "cells": len(rows),
+                "better": int(tally.get("better", 0)),
+                "tie": int(tally.get("tie", 0)),
+                "worse": int(tally.get("worse", 0)),
+                "best": rows["value"].min(),
+                "worst": rows["value"].max(),
+            }
+        )
+    parts.append(
+        "Every cell of the sweep (better / worse: the 95% interval excludes 1):\n\n"
+        + markdown(pd.DataFrame(counts), index=False)
+    )
+    return "\n".join(parts) + "\n"
