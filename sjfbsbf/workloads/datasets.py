@@ -24,6 +24,12 @@ _GAVEL = (
     "https://raw.githubusercontent.com/stanford-futuredata/gavel/"
     "c4fa40097339e9608ab71fd64c8bdea96a5e4a4c/scheduler/"
 )
+#: Philly's trace archive (Git LFS) at msr-fiddle/philly-traces' last commit, 29a1b87 (2019-08-30);
+#: the LFS pointer (unchanged since the first commit, 9425c49) states its SHA-256 and size.
+_PHILLY = (
+    "https://media.githubusercontent.com/media/msr-fiddle/philly-traces/"
+    "29a1b87fa2d9ed80b83c9e3a37f3a88d382b031d/trace-data.tar.gz"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +102,21 @@ DATASETS: dict[str, Dataset] = {
         files=tuple(
             DataFile(f"{vc}.trace", f"{_GAVEL}traces/msr/seed=0/{vc}.trace", digest, size)
             for vc, (digest, size) in sorted(_TRACES.items())
+        ),
+    ),
+    "philly-jobs": Dataset(
+        name="philly-jobs",
+        description="Microsoft's Philly trace (117,325 jobs, Aug-Dec 2017): job log "
+        "cluster_job_log and GPU/CPU/memory utilisation (load_philly_job_log)",
+        source="github.com/msr-fiddle/philly-traces @ 29a1b87 (Git LFS)",
+        licence="CC-BY-4.0",
+        files=(
+            DataFile(
+                "trace-data.tar.gz",
+                _PHILLY,
+                "2037ccf63a725a02be718b0e1aeee6142c90b7f62d0d849295120e9f6ba13d2c",
+                1055988361,
+            ),
         ),
     ),
 }
