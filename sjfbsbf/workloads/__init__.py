@@ -16,6 +16,7 @@ from sjfbsbf.workloads.generators import (
     generate,
     testbed_workload,
 )
+from sjfbsbf.workloads.helios import load_helios_log
 from sjfbsbf.workloads.philly_log import load_philly_job_log
 from sjfbsbf.workloads.table_trace import TableTraceReport, read_trace_table
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport
@@ -33,6 +34,7 @@ __all__ = [
     "generate",
     "load_gavel_trace",
     "load_gavel_trace_report",
+    "load_helios_log",
     "load_philly_job_log",
     "load_throughputs",
     "read_trace_table",
