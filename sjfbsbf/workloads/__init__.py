@@ -17,6 +17,7 @@ from sjfbsbf.workloads.generators import (
     testbed_workload,
 )
 from sjfbsbf.workloads.helios import load_helios_log
+from sjfbsbf.workloads.pai import load_pai_trace
 from sjfbsbf.workloads.philly_log import load_philly_job_log
 from sjfbsbf.workloads.table_trace import TableTraceReport, read_trace_table
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport
@@ -35,6 +36,7 @@ __all__ = [
     "load_gavel_trace",
     "load_gavel_trace_report",
     "load_helios_log",
+    "load_pai_trace",
     "load_philly_job_log",
     "load_throughputs",
     "read_trace_table",

@@ -40,6 +40,10 @@ _HELIOS = (
     "https://github.com/S-Lab-System-Group/HeliosData/raw/"
     "159f0caeec16600b9b6017862952a36aae01c43f/data.zip"
 )
+#: Alibaba's PAI GPU trace 2020 on Aliyun OSS (alibaba/clusterdata, cluster-trace-gpu-v2020/data).
+#: Its README publishes the SHA-256 of each archive; the sizes are those of the Git LFS pointers
+#: the repository held until commit 02a1be1 (2023-03-20; pointers at f24dfac), same SHA-256.
+_PAI = "https://aliopentrace.oss-cn-beijing.aliyuncs.com/v2020GPUTraces/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +157,27 @@ DATASETS: dict[str, Dataset] = {
                 None,
                 36_400_000,  # "Compressed dataset size: 36.4MB" (README)
                 check="sjfbsbf.workloads.helios:check_helios_archive",
+            ),
+        ),
+    ),
+    "pai-gpu-2020": Dataset(
+        name="pai-gpu-2020",
+        description="Alibaba PAI GPU cluster trace 2020 (~6,500 GPUs, Jul-Aug 2020): the job "
+        "and task tables (load_pai_trace)",
+        source="github.com/alibaba/clusterdata cluster-trace-gpu-v2020 (Aliyun OSS)",
+        licence="CC-BY-4.0",
+        files=(
+            DataFile(
+                "pai_job_table.tar.gz",
+                _PAI + "pai_job_table.tar.gz",
+                "5aad7f7caac501136d14ed6a48e40546f825d7b0617a3a4f337e2348fe0a6cb0",
+                62065432,
+            ),
+            DataFile(
+                "pai_task_table.tar.gz",
+                _PAI + "pai_task_table.tar.gz",
+                "cd1d6dc3215d2a8607ccf6b6dd952b5db776df86926c73259fea7c1499ac40e5",
+                35514117,
             ),
         ),
     ),

@@ -55,7 +55,7 @@ def read_table(
         except pd.errors.EmptyDataError:
             raise InstanceError("empty file", source=source) from None
         except pd.errors.ParserError as exc:
-            raise InstanceError(f"not a CSV table ({exc})".strip(), source=source) from None
+            raise InstanceError(f"not a CSV table ({str(exc).strip()})", source=source) from None
         except UnicodeDecodeError:
             raise InstanceError("not UTF-8 text", source=source) from None
     first = 2
