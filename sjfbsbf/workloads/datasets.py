@@ -331,6 +331,8 @@ def _download(file: DataFile, folder: Path) -> None:
     import pooch
 
     pooch.get_logger().setLevel("WARNING")  # no "Downloading ..." line: one line on failure
+    if file.sha256 is None:  # pooch keeps a file it cannot check: drop a rejected one first
+        (folder / file.name).unlink(missing_ok=True)
     try:
         pooch.retrieve(
             file.url,
