@@ -16,7 +16,11 @@ from sjfbsbf.workloads.generators import (
     generate,
     testbed_workload,
 )
+from sjfbsbf.workloads.helios import load_helios_log
+from sjfbsbf.workloads.pai import load_pai_trace
+from sjfbsbf.workloads.philly_log import load_philly_job_log
 from sjfbsbf.workloads.table_trace import TableTraceReport, read_trace_table
+from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport
 
 __all__ = [
     "MODEL_MAP",
@@ -24,11 +28,16 @@ __all__ = [
     "GavelThroughputs",
     "LoadReport",
     "TableTraceReport",
+    "TraceOptions",
+    "TraceReport",
     "WorkloadSpec",
     "default_workload",
     "generate",
     "load_gavel_trace",
     "load_gavel_trace_report",
+    "load_helios_log",
+    "load_pai_trace",
+    "load_philly_job_log",
     "load_throughputs",
     "read_trace_table",
     "slice_trace",

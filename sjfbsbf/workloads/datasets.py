@@ -4,7 +4,9 @@
 file checked against its SHA-256 and size) into :func:`cache_dir` (platformdirs' user cache, or
 ``$SJFBSBF_DATA_DIR``), and ``--from PATH`` registers a copy obtained another way after the same
 checks. Without a network the fetch stops with one line saying so and how to use ``--from``.
-Sources, licences and formats: docs/model.md §8.
+A file whose source publishes no checksum is *unverified* (``sha256=None``): a download or a copy
+is only checked for a plausible size and, by its format check, its format. Sources, licences and
+formats: docs/model.md §8.
 """
 
 from __future__ import annotations
@@ -24,16 +26,40 @@ _GAVEL = (
     "https://raw.githubusercontent.com/stanford-futuredata/gavel/"
     "c4fa40097339e9608ab71fd64c8bdea96a5e4a4c/scheduler/"
 )
+#: An unverified file's size is plausible within this factor of the size its source states.
+PLAUSIBLE_FACTOR = 2.0
+#: Philly's trace archive (Git LFS) at msr-fiddle/philly-traces' last commit, 29a1b87 (2019-08-30);
+#: the LFS pointer (unchanged since the first commit, 9425c49) states its SHA-256 and size.
+_PHILLY = (
+    "https://media.githubusercontent.com/media/msr-fiddle/philly-traces/"
+    "29a1b87fa2d9ed80b83c9e3a37f3a88d382b031d/trace-data.tar.gz"
+)
+#: Helios' data.zip, a plain git file (no LFS) of S-Lab-System-Group/HeliosData at commit 159f0ca
+#: (2022-09-27, "Release full dataset"); no checksum is published (its git blob id is 1a48d5e0).
+_HELIOS = (
+    "https://github.com/S-Lab-System-Group/HeliosData/raw/"
+    "159f0caeec16600b9b6017862952a36aae01c43f/data.zip"
+)
+#: Alibaba's PAI GPU trace 2020 on Aliyun OSS (alibaba/clusterdata, cluster-trace-gpu-v2020/data).
+#: Its README publishes the SHA-256 of each archive; the sizes are those of the Git LFS pointers
+#: the repository held until commit 02a1be1 (2023-03-20; pointers at f24dfac), same SHA-256.
+_PAI = "https://aliopentrace.oss-cn-beijing.aliyuncs.com/v2020GPUTraces/"
 
 
 @dataclass(frozen=True, slots=True)
 class DataFile:
-    """One file of a dataset: its name in the dataset's folder, URL, SHA-256 and size (bytes)."""
+    """One file of a dataset: its name in the dataset's folder, URL, SHA-256 and size (bytes).
+
+    ``sha256=None`` marks an unverified file: ``size`` is then the size its source states, and
+    ``check`` names (``"module:function"``) a function of the file's path returning why it is
+    not in the expected format, or ``None``.
+    """
 
     name: str
     url: str
-    sha256: str
+    sha256: str | None
     size: int
+    check: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +74,13 @@ class Dataset:
 
     @property
     def size(self) -> int:
-        """Total size (bytes)."""
+        """Total size (bytes; stated by the source for unverified files)."""
         return sum(f.size for f in self.files)
+
+    @property
+    def verified(self) -> bool:
+        """Whether every file is pinned to a SHA-256."""
+        return all(f.sha256 is not None for f in self.files)
 
 
 _TRACES = {  # Gavel's Philly-derived traces, scheduler/traces/msr/seed=0/<vc>.trace
@@ -98,6 +129,58 @@ DATASETS: dict[str, Dataset] = {
             for vc, (digest, size) in sorted(_TRACES.items())
         ),
     ),
+    "philly-jobs": Dataset(
+        name="philly-jobs",
+        description="Microsoft's Philly trace (117,325 jobs, Aug-Dec 2017): job log "
+        "cluster_job_log and GPU/CPU/memory utilisation (load_philly_job_log)",
+        source="github.com/msr-fiddle/philly-traces @ 29a1b87 (Git LFS)",
+        licence="CC-BY-4.0",
+        files=(
+            DataFile(
+                "trace-data.tar.gz",
+                _PHILLY,
+                "2037ccf63a725a02be718b0e1aeee6142c90b7f62d0d849295120e9f6ba13d2c",
+                1055988361,
+            ),
+        ),
+    ),
+    "helios": Dataset(
+        name="helios",
+        description="SenseTime's Helios traces (SC '21): job logs of the GPU clusters Earth, "
+        "Saturn, Uranus and Venus, 3.36 M jobs, Apr-Sep 2020 (load_helios_log)",
+        source="github.com/S-Lab-System-Group/HeliosData @ 159f0ca (unverified)",
+        licence="CC-BY-4.0",
+        files=(
+            DataFile(
+                "data.zip",
+                _HELIOS,
+                None,
+                36_400_000,  # "Compressed dataset size: 36.4MB" (README)
+                check="sjfbsbf.workloads.helios:check_helios_archive",
+            ),
+        ),
+    ),
+    "pai-gpu-2020": Dataset(
+        name="pai-gpu-2020",
+        description="Alibaba PAI GPU cluster trace 2020 (~6,500 GPUs, Jul-Aug 2020): the job "
+        "and task tables (load_pai_trace)",
+        source="github.com/alibaba/clusterdata cluster-trace-gpu-v2020 (Aliyun OSS)",
+        licence="CC-BY-4.0",
+        files=(
+            DataFile(
+                "pai_job_table.tar.gz",
+                _PAI + "pai_job_table.tar.gz",
+                "5aad7f7caac501136d14ed6a48e40546f825d7b0617a3a4f337e2348fe0a6cb0",
+                62065432,
+            ),
+            DataFile(
+                "pai_task_table.tar.gz",
+                _PAI + "pai_task_table.tar.gz",
+                "cd1d6dc3215d2a8607ccf6b6dd952b5db776df86926c73259fea7c1499ac40e5",
+                35514117,
+            ),
+        ),
+    ),
 }
 
 
@@ -127,11 +210,20 @@ def _digest(path: Path) -> str:
     return sha.hexdigest()
 
 
+def _plausible(size: int, file: DataFile) -> bool:
+    """Whether ``size`` is within :data:`PLAUSIBLE_FACTOR` of an unverified file's size."""
+    return file.size / PLAUSIBLE_FACTOR <= size <= file.size * PLAUSIBLE_FACTOR
+
+
 def _problem(path: Path, file: DataFile) -> str | None:
-    """Why ``path`` is not ``file`` (missing, size, checksum), or ``None``."""
+    """Why ``path`` is not ``file`` (missing, size, checksum or format), or ``None``."""
     if not path.is_file():
         return "missing"
     size = path.stat().st_size
+    if file.sha256 is None:
+        if not _plausible(size, file):
+            return f"{size} bytes, implausible (its source states about {file.size})"
+        return _check_format(path, file)
     if size != file.size:
         return f"{size} bytes, expected {file.size}"
     if _digest(path) != file.sha256:
@@ -139,12 +231,28 @@ def _problem(path: Path, file: DataFile) -> str | None:
     return None
 
 
+def _check_format(path: Path, file: DataFile) -> str | None:
+    """The problem the file's format check finds, if it has one."""
+    if file.check is None:
+        return None
+    import importlib
+
+    module, _, function = file.check.partition(":")
+    problem: str | None = getattr(importlib.import_module(module), function)(path)
+    return problem
+
+
 def status(name: str) -> str:
     """``"fetched"`` (every file present and checked by size), ``"partial"`` or ``"missing"``."""
     dataset = get_dataset(name)
     folder = cache_dir() / name
     present = [
-        (folder / f.name).is_file() and (folder / f.name).stat().st_size == f.size
+        (folder / f.name).is_file()
+        and (
+            (folder / f.name).stat().st_size == f.size
+            if f.sha256 is not None
+            else _plausible((folder / f.name).stat().st_size, f)
+        )
         for f in dataset.files
     ]
     return "fetched" if all(present) else "partial" if any(present) else "missing"
@@ -212,7 +320,8 @@ def _copy(source: Path, file: DataFile, target: Path) -> None:
         found = matches[0]
     problem = _problem(found, file)
     if problem is not None:
-        raise InstanceError(f"not the pinned {file.name}: {problem}", source=str(found))
+        what = "the pinned" if file.sha256 is not None else "a plausible (unverified)"
+        raise InstanceError(f"not {what} {file.name}: {problem}", source=str(found))
     partial = target.with_name(target.name + ".part")
     shutil.copyfile(found, partial)
     partial.replace(target)
@@ -222,10 +331,12 @@ def _download(file: DataFile, folder: Path) -> None:
     import pooch
 
     pooch.get_logger().setLevel("WARNING")  # no "Downloading ..." line: one line on failure
+    if file.sha256 is None:  # pooch keeps a file it cannot check: drop a rejected one first
+        (folder / file.name).unlink(missing_ok=True)
     try:
         pooch.retrieve(
             file.url,
-            known_hash=f"sha256:{file.sha256}",
+            known_hash=None if file.sha256 is None else f"sha256:{file.sha256}",
             fname=file.name,
             path=folder,
             progressbar=False,
@@ -240,3 +351,12 @@ def _download(file: DataFile, folder: Path) -> None:
             "elsewhere and register it with --from PATH",
             source=file.url,
         ) from None
+    if file.sha256 is None:
+        target = folder / file.name
+        problem = _problem(target, file)
+        if problem is not None:
+            target.unlink(missing_ok=True)
+            raise InstanceError(
+                f"the download is not a plausible {file.name} (unverified): {problem}",
+                source=file.url,
+            )

@@ -1,0 +1,127 @@
+"""Reading the CSV tables of public traces (Helios, Alibaba PAI) with one-line refusals.
+
+Values are read as text and converted column by column; the first bad value is refused in one
+line naming the file (``archive:member`` inside an archive), the line (the header, if any, is
+line 1) and the column. Empty cells are missing values (``NaN``), left to the loader's rules.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.workloads.archive import open_member
+
+
+def read_table(
+    path: str | os.PathLike[str],
+    member: str,
+    *,
+    columns: Sequence[str] | None = None,
+    required: Sequence[str] = (),
+) -> tuple[pd.DataFrame, str, int]:
+    """Read a CSV file, or the member ``member`` of an archive, as text.
+
+    Parameters
+    ----------
+    path, member
+        The file, or an archive and the member's name (:func:`~sjfbsbf.workloads.archive.
+        open_member`).
+    columns
+        ``None``: the first line is the header. Otherwise the file has no header and exactly
+        these columns (a first line equal to them is taken as a header all the same).
+    required
+        Columns that must be present.
+
+    Returns
+    -------
+    tuple[pandas.DataFrame, str, int]
+        The table (text), the label of the file for messages, and the line number
+        of its first data row.
+    """
+    with open_member(path, member) as (handle, source):
+        try:
+            frame = pd.read_csv(
+                handle,
+                dtype=str,
+                keep_default_na=False,
+                header=0 if columns is None else None,
+                skipinitialspace=True,
+            )
+        except pd.errors.EmptyDataError:
+            raise InstanceError("empty file", source=source) from None
+        except pd.errors.ParserError as exc:
+            raise InstanceError(f"not a CSV table ({str(exc).strip()})", source=source) from None
+        except UnicodeDecodeError:
+            raise InstanceError("not UTF-8 text", source=source) from None
+    first = 2
+    if columns is not None:
+        if frame.shape[1] != len(columns):
+            raise InstanceError(
+                f"{frame.shape[1]} columns, expected {len(columns)} ({','.join(columns)})",
+                source=source,
+                row="line 1",
+            )
+        header = [str(v).strip() for v in frame.iloc[0]] if len(frame) else []
+        if header == list(columns):
+            frame = frame.iloc[1:].reset_index(drop=True)
+        else:
+            first = 1
+        frame.columns = pd.Index(columns)
+    else:
+        frame.columns = pd.Index([str(c).strip() for c in frame.columns])
+    for column in required:
+        if column not in frame.columns:
+            raise InstanceError("missing column", source=source, row="line 1", field=column)
+    return frame, source, first
+
+
+def numbers(
+    frame: pd.DataFrame,
+    column: str,
+    source: str,
+    first: int,
+    *,
+    integer: bool = False,
+) -> np.ndarray:
+    """The column as floats ≥ 0 (``NaN`` where empty); refuses text, negative, fractional."""
+    text = frame[column].str.strip()
+    values = pd.to_numeric(text.where(text != "", None), errors="coerce").to_numpy(float)
+    bad = (text != "").to_numpy() & ~np.isfinite(values)
+    bad |= values < 0
+    if integer:
+        bad |= np.isfinite(values) & (values != np.floor(values))
+    if bad.any():
+        index = int(np.argmax(bad))
+        kind = "a whole number ≥ 0" if integer else "a number ≥ 0"
+        raise InstanceError(
+            f"must be {kind}, got {text.iloc[index]!r}",
+            source=source,
+            row=f"line {first + index}",
+            field=column,
+        )
+    return values
+
+
+def timestamps(frame: pd.DataFrame, column: str, source: str, first: int) -> np.ndarray:
+    """``YYYY-MM-DD HH:MM:SS`` wall-clock times as seconds since 1970 (no zone; ``NaN`` if
+    empty); refuses any other text."""
+    text = frame[column].str.strip()
+    parsed = pd.to_datetime(
+        text.where(text != "", None), format="%Y-%m-%d %H:%M:%S", errors="coerce"
+    )
+    bad = (text != "").to_numpy() & parsed.isna().to_numpy()
+    if bad.any():
+        index = int(np.argmax(bad))
+        raise InstanceError(
+            f"not a time 'YYYY-MM-DD HH:MM:SS': {text.iloc[index]!r}",
+            source=source,
+            row=f"line {first + index}",
+            field=column,
+        )
+    seconds = (parsed - pd.Timestamp(0)).dt.total_seconds()
+    return seconds.to_numpy(float)
