@@ -4,7 +4,9 @@ read, and how each builds its instance.
 Each ``kind`` has a table of :class:`Param`: a checker that returns the canonical value (ints as
 ints, numbers as floats) or raises :class:`ValueError` with the reason, whether the key is
 required, its default (filled in, so ``n_jobs = 200`` and no ``n_jobs`` are the same run), and
-whether it names a file the run reads (its content is hashed into the run's key).
+whether it names a file the run reads (its content is hashed into the run's key). A file is a
+path or a dataset reference, ``data:NAME/FILE`` (:func:`~sjfbsbf.workloads.datasets.
+resolve_data_path`): the reference is what the key holds, the fetched file is what is read.
 """
 
 from __future__ import annotations
@@ -18,9 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.instance_io import read_instance
-from sjfbsbf.core.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.core.model import MAX_GPU_MEM_GB, MAX_GPUS_PER_NODE, MAX_NODES, Cluster, Instance
+from sjfbsbf.workloads.datasets import (
+    DEFAULT_THROUGHPUTS,
+    data_ref_file,
+    is_data_ref,
+    resolve_data_path,
+)
 from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
 from sjfbsbf.workloads.generators import (
     MODEL_MIXES,
@@ -32,7 +40,6 @@ from sjfbsbf.workloads.generators import (
 )
 from sjfbsbf.workloads.transform import slice_trace
 
-#: Gavel's throughput table, relative to the directory the sweep runs in (the repository root).
 #: Most jobs a generated workload may have.
 MAX_GENERATED_JOBS = 10_000_000
 
@@ -113,6 +120,18 @@ def text(*choices: str) -> Callable:
     return check
 
 
+def data_file(value: Any) -> str:
+    """Checker of a file: a non-empty path, or a reference to a registered dataset's file
+    (``data:NAME/FILE``; whether it is fetched is checked when a sweep hashes its inputs)."""
+    path = text()(value)
+    if is_data_ref(path):
+        try:
+            data_ref_file(path)
+        except InstanceError as exc:
+            raise ValueError(str(exc)) from None
+    return path
+
+
 _CLUSTER: dict[str, Param] = {
     "nodes": Param(integer(1, MAX_NODES), default=4),
     "gpus_per_node": Param(integer(1, MAX_GPUS_PER_NODE), default=8),
@@ -134,15 +153,15 @@ WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
         "n_jobs": Param(integer(1, choices=tuple(sorted(TESTBED_SHAPES))), default=30),
     },
     "gavel": {
-        "trace": Param(text(), required=True, is_file=True),
-        "throughputs": Param(text(), default=DEFAULT_THROUGHPUTS, is_file=True),
+        "trace": Param(data_file, required=True, is_file=True),
+        "throughputs": Param(data_file, default=DEFAULT_THROUGHPUTS, is_file=True),
         "mode": Param(text("catalog", "duration"), default="catalog"),
         "first": Param(integer(1)),
         "target_load": Param(number(), default=0.75),
         "gpus_per_node": _CLUSTER["gpus_per_node"],
         "gpu_mem_gb": _CLUSTER["gpu_mem_gb"],
     },
-    "file": {"path": Param(text(), required=True, is_file=True)},
+    "file": {"path": Param(data_file, required=True, is_file=True)},
 }
 
 
@@ -184,7 +203,8 @@ def _testbed(params: Mapping[str, Any], seed: int) -> Instance:
     return testbed_workload(params["n_jobs"], np.random.default_rng(seed), cluster=_cluster(params))
 
 
-def _throughputs(path: str) -> GavelThroughputs:
+def _throughputs(ref: str) -> GavelThroughputs:
+    path = str(resolve_data_path(ref))
     stat = os.stat(path)  # cached by content version, not by path alone
     return _load_throughputs(path, stat.st_size, stat.st_mtime_ns)
 
@@ -206,11 +226,12 @@ def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
     """
     del seed
     table = _throughputs(params["throughputs"])
+    trace = resolve_data_path(params["trace"])
     per_node = params["gpus_per_node"]
     first = params.get("first")
 
     def load(cluster: Cluster) -> Instance:
-        instance = load_gavel_trace(params["trace"], table, cluster=cluster, mode=params["mode"])
+        instance = load_gavel_trace(trace, table, cluster=cluster, mode=params["mode"])
         return instance if first is None else slice_trace(instance, first=first)
 
     probe = load(Cluster(nodes=1024, gpus_per_node=per_node, gpu_mem_gb=params["gpu_mem_gb"]))
@@ -220,7 +241,7 @@ def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
 
 def _file(params: Mapping[str, Any], seed: int) -> Instance:
     del seed
-    return read_instance(params["path"])
+    return read_instance(resolve_data_path(params["path"]))
 
 
 WORKLOADS: dict[str, Callable[[Mapping[str, Any], int], Instance]] = {
