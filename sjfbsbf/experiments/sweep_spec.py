@@ -33,6 +33,7 @@ from sjfbsbf.experiments.sweep_workloads import (
     Param,
     ParamError,
     canonical_workload,
+    check_inputs,
     data_file,
     input_files,
     number,
@@ -138,7 +139,8 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
         Naming the file and the key at fault: unreadable or not UTF-8 TOML, unknown keys at any
         level, unknown policies or policy options, wrong types, empty lists, duplicate seeds,
         labels or runs, a name that is not a plain directory name, an unreadable input file, a
-        dataset reference to an unknown or not yet fetched dataset.
+        dataset reference to an unknown or not yet fetched dataset, a trace window larger than
+        its trace.
     """
     source = str(path)
     try:
@@ -373,7 +375,7 @@ class _Parser:
         self, workloads: list[tuple[dict[str, Any], str]]
     ) -> tuple[dict[str, str], _Stamps]:
         """SHA-256 of every input file (once each), and the file read with its size and
-        modification time."""
+        modification time; then the workload checks that need the files' content."""
         hashes: dict[str, str] = {}
         stamps: _Stamps = {}
         for workload, where in workloads:
@@ -384,6 +386,12 @@ class _Parser:
                         k for k in sorted(params) if params[k].is_file and workload[k] == ref
                     )
                     self.hash_file(ref, f"{where}.{key}", hashes, stamps)
+            try:
+                check_inputs(workload, {ref: stamps[ref][0] for ref in input_files(workload, {})})
+            except ParamError as exc:
+                raise self.error(exc.reason, f"{where}.{exc.key}") from None
+            except InstanceError as exc:  # a malformed trace, found while counting its jobs
+                raise self.error(str(exc), f"{where}.trace") from None
         return hashes, stamps
 
 

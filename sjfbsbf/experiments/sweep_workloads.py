@@ -30,6 +30,7 @@ from sjfbsbf.workloads.datasets import (
     resolve_data_path,
 )
 from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
+from sjfbsbf.workloads.gavel_trace import read_gavel_trace
 from sjfbsbf.workloads.generators import (
     MODEL_MIXES,
     TESTBED_SHAPES,
@@ -38,7 +39,7 @@ from sjfbsbf.workloads.generators import (
     offered_load,
     testbed_workload,
 )
-from sjfbsbf.workloads.transform import slice_trace
+from sjfbsbf.workloads.transform import random_window, slice_trace
 
 #: Most jobs a generated workload may have.
 MAX_GENERATED_JOBS = 10_000_000
@@ -157,6 +158,8 @@ WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
         "throughputs": Param(data_file, default=DEFAULT_THROUGHPUTS, is_file=True),
         "mode": Param(text("catalog", "duration"), default="catalog"),
         "first": Param(integer(1)),
+        # No default: absent is the whole trace (or its first N jobs), the seed picks nothing.
+        "window": Param(integer(1)),
         "target_load": Param(number(), default=0.75),
         "gpus_per_node": _CLUSTER["gpus_per_node"],
         "gpu_mem_gb": _CLUSTER["gpu_mem_gb"],
@@ -216,27 +219,56 @@ def _load_throughputs(path: str, size: int, mtime_ns: int) -> GavelThroughputs:
 
 
 def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
-    """A Gavel/Philly trace (optionally its ``first`` N jobs) on a cluster sized for
-    ``target_load``.
+    """A Gavel/Philly trace (whole, its ``first`` N jobs, or a random ``window`` of N
+    consecutive jobs) on a cluster sized for ``target_load``.
 
     The cluster gets the fewest whole nodes whose offered load (exclusive GPU-time ÷ GPUs ×
-    arrival span) is at most ``target_load``; jobs larger than it are capped to its size
-    (:class:`~sjfbsbf.workloads.gavel.LoadReport` counts them). The seed does not change a
-    trace: sweep over ``trace`` files instead.
+    arrival span) of the jobs kept is at most ``target_load``; jobs larger than it are capped to
+    its size (:class:`~sjfbsbf.workloads.gavel.LoadReport` counts them). Only ``window`` uses the
+    seed: ``numpy.random.default_rng(seed)`` draws the window's start
+    (:func:`~sjfbsbf.workloads.transform.random_window`); otherwise sweep over ``trace`` files.
+
+    Raises
+    ------
+    ParamError
+        ``window``: larger than the trace (its job count named).
     """
-    del seed
     table = _throughputs(params["throughputs"])
     trace = resolve_data_path(params["trace"])
     per_node = params["gpus_per_node"]
-    first = params.get("first")
+    first, window = params.get("first"), params.get("window")
 
     def load(cluster: Cluster) -> Instance:
         instance = load_gavel_trace(trace, table, cluster=cluster, mode=params["mode"])
+        if window is not None:
+            _check_window(window, instance.num_jobs)
+            return random_window(instance, window, np.random.default_rng(seed))
         return instance if first is None else slice_trace(instance, first=first)
 
     probe = load(Cluster(nodes=1024, gpus_per_node=per_node, gpu_mem_gb=params["gpu_mem_gb"]))
     nodes = max(1, math.ceil(offered_load(probe, per_node) / params["target_load"]))
     return load(_cluster({**params, "nodes": nodes}))
+
+
+def _check_window(window: int, jobs: int) -> None:
+    if window > jobs:
+        raise ParamError("window", f"{window:,} jobs is more than the trace has ({jobs:,} jobs)")
+
+
+def check_inputs(workload: Mapping[str, Any], files: Mapping[str, str]) -> None:
+    """Checks of a canonical workload that need its files' content (before anything runs).
+
+    ``files`` maps each of the workload's file values to the file read (see
+    :func:`~sjfbsbf.workloads.datasets.resolve_data_path`). A ``gavel`` ``window`` must not be
+    larger than the trace's job count.
+
+    Raises
+    ------
+    ParamError
+        Naming the key.
+    """
+    if workload["kind"] == "gavel" and "window" in workload:
+        _check_window(workload["window"], len(read_gavel_trace(files[workload["trace"]])))
 
 
 def _file(params: Mapping[str, Any], seed: int) -> Instance:
@@ -281,6 +313,12 @@ def canonical_workload(workload: Mapping[str, Any]) -> dict[str, Any]:
                 raise ParamError(key, f"missing (kind {kind!r} needs it)")
             if param.default is not None:
                 out[key] = param.default
+    if "first" in out and "window" in out:
+        raise ParamError(
+            "window",
+            "'first' and 'window' exclude each other (the first N jobs, or N from a "
+            "random start): give one",
+        )
     return dict(sorted(out.items()))
 
 

@@ -17,6 +17,7 @@ from sjfbsbf.workloads.generators import (
     testbed_workload,
 )
 from sjfbsbf.workloads.table_trace import TableTraceReport, read_trace_table
+from sjfbsbf.workloads.transform import random_window
 
 __all__ = [
     "MODEL_MAP",
@@ -30,6 +31,7 @@ __all__ = [
     "load_gavel_trace",
     "load_gavel_trace_report",
     "load_throughputs",
+    "random_window",
     "read_trace_table",
     "slice_trace",
     "testbed_workload",

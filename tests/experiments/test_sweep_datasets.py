@@ -1,4 +1,4 @@
-"""Sweeps name data files by dataset reference (``data:NAME/FILE``).
+"""Sweeps name data files by dataset reference (``data:NAME/FILE``) and draw random trace windows.
 
 Without any real data: a tiny Gavel-like trace and throughput table are registered as fake
 datasets (their SHA-256 computed here) and fetched into a temporary cache. The shipped Philly
@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from sjfbsbf.cli import app
 from sjfbsbf.core.errors import SweepError
+from sjfbsbf.core.model import Cluster
 from sjfbsbf.experiments.sweep import build_instance, load_sweep, run_sweep
-from sjfbsbf.workloads import datasets
+from sjfbsbf.experiments.sweep_workloads import ParamError, canonical_workload
+from sjfbsbf.workloads import datasets, load_gavel_trace, load_throughputs, random_window
 from sjfbsbf.workloads.datasets import DataFile, Dataset
+from sjfbsbf.workloads.generators import offered_load
 
 runner = CliRunner()
 
@@ -192,6 +197,62 @@ def test_refused_at_load_naming_file_and_key(
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
     assert result.stderr.startswith(f"sjfbsbf: error: {path}, key '{key}': ")
     assert not (tmp_path / "out").exists()
+
+
+def test_window_is_drawn_by_the_seed(fetched: Path, source: Path, tmp_path: Path) -> None:
+    """``window = 4``: the seed's default_rng picks the start among the 10 jobs (7 choices),
+    the 4 consecutive jobs are rebased to 0 and the cluster is sized for them, not the trace."""
+    path = _write(tmp_path, SWEEP.replace("gpus_per_node = 4", "gpus_per_node = 4\nwindow = 4"))
+    runs = load_sweep(path).runs
+    table = load_throughputs(source / "tp.json")
+    probe = Cluster(nodes=1024, gpus_per_node=4, gpu_mem_gb=12.0)
+    whole = load_gavel_trace(source / "vc.trace", table, cluster=probe, mode="catalog")
+    starts = []
+    for run in runs:
+        instance = build_instance(run.workload, run.seed)
+        start = int(np.random.default_rng(run.seed).integers(7))
+        starts.append(start)
+        assert [j.id for j in instance.jobs] == list(range(start, start + 4))
+        assert [j.arrival for j in instance.jobs] == [0.0, 100.0, 200.0, 300.0]
+        window = random_window(whole, 4, np.random.default_rng(run.seed))
+        assert [j.id for j in window.jobs] == [j.id for j in instance.jobs]
+        assert instance.cluster.nodes == max(1, math.ceil(offered_load(window, 4) / 0.75))
+        assert build_instance(run.workload, run.seed) == instance  # the same seed, same window
+    assert len(set(starts)) > 1  # seeds 0, 1, 2 differ
+    assert len({r.key for r in runs}) == 3
+
+
+def test_window_refusals(fetched: Path, tmp_path: Path) -> None:
+    """``window`` with ``first``: refused naming both; larger than the trace: refused at load
+    naming the key and the trace's job count."""
+    both = SWEEP.replace("gpus_per_node = 4", "gpus_per_node = 4\nwindow = 4\nfirst = 5")
+    with pytest.raises(SweepError, match=r"'first' and 'window' exclude each other") as info:
+        load_sweep(_write(tmp_path, both))
+    assert info.value.key == "workloads[0].window"
+    large = SWEEP.replace("gpus_per_node = 4", "gpus_per_node = 4\nwindow = [4, 11]")
+    with pytest.raises(SweepError, match=r"11 jobs is more than the trace has \(10 jobs\)") as info:
+        load_sweep(_write(tmp_path, large))
+    assert info.value.key == "workloads[0].window"
+    empty = SWEEP.replace("vc.trace", "other.trace").replace("gpus_per_node = 4", "window = 1")
+    with pytest.raises(SweepError, match=r"other.trace: the trace has no jobs") as info:
+        load_sweep(_write(tmp_path, empty))  # refused by the trace reader itself
+    assert info.value.key == "workloads[0].trace"
+    bad = tmp_path / "bad.trace"
+    bad.write_text("ResNet-18 (batch size 32)\tcmd\n", encoding="utf-8")
+    malformed = SWEEP.replace("data:tiny-gavel/vc.trace", str(bad)).replace(
+        "gpus_per_node = 4", "window = 1"
+    )
+    with pytest.raises(SweepError, match=r"line 1.*2 tab-separated fields, expected 7") as info:
+        load_sweep(_write(tmp_path, malformed))
+    assert info.value.key == "workloads[0].trace" and str(bad) in str(info.value)
+    zero = SWEEP.replace("gpus_per_node = 4", "gpus_per_node = 4\nwindow = 0")
+    with pytest.raises(SweepError, match=r"must be at least 1, got 0"):
+        load_sweep(_write(tmp_path, zero))
+    workload = {"kind": "gavel", "trace": "data:tiny-gavel/vc.trace", "window": 11}
+    with pytest.raises(ParamError, match=r"window: 11 jobs is more than the trace has"):
+        build_instance({**workload, "throughputs": "data:tiny-table", "gpus_per_node": 4}, 0)
+    with pytest.raises(ParamError, match="exclude each other"):
+        canonical_workload({**workload, "first": 3})
 
 
 def test_results_table_names_the_reference(fetched: Path, tmp_path: Path) -> None:
