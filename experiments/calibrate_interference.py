@@ -2,9 +2,10 @@
 
 Usage::
 
-    python experiments/calibrate_interference.py [simulation_throughputs.json]
+    python experiments/calibrate_interference.py [simulation_throughputs.json | data:NAME]
 
-Default data file: ``../shared/data/gavel/simulation_throughputs.json`` beside the repository.
+Default data file: the dataset ``data:gavel-throughputs`` (``sjfbsbf data fetch
+gavel-throughputs``, or ``... --from ../shared/data/gavel`` with the copy beside the repository).
 Prints the fit of record (V100, κ = 1.5 and ε = 0.05 fixed, each Gavel job type at its own full
 batch) beside the default time-slicing model on the same pairs, the embedded constants'
 agreement with the fit, the two alternatives the choices were made against (ε fitted; the
@@ -18,9 +19,9 @@ import math
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
-from pathlib import Path
 
 from sjfbsbf.core.catalog import GAVEL_FITTED_SCALES
+from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.presets import gavel_fitted, time_slicing
 from sjfbsbf.experiments.calibration import (
     PairObservation,
@@ -29,9 +30,8 @@ from sjfbsbf.experiments.calibration import (
     format_fit,
     gavel_observations,
 )
+from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 from sjfbsbf.workloads.gavel import MODEL_MAP, load_throughputs
-
-DEFAULT = Path(__file__).resolve().parents[2] / "shared/data/gavel/simulation_throughputs.json"
 
 
 def job_type_means(observations: Sequence[PairObservation]) -> str:
@@ -55,7 +55,7 @@ def job_type_means(observations: Sequence[PairObservation]) -> str:
 
 def main(argv: list[str]) -> None:
     """Fit and print."""
-    table = load_throughputs(argv[0] if argv else DEFAULT)
+    table = load_throughputs(resolve_data_path(argv[0] if argv else DEFAULT_THROUGHPUTS))
     observations = gavel_observations(table, MODEL_MAP)
     fit = fit_contention_scales(observations)
     print("== fit of record (baseline: the default time-slicing model) ==")
@@ -82,4 +82,7 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except InstanceError as exc:  # a dataset not fetched, a missing or malformed file
+        sys.exit(f"error: {exc}")

@@ -5,15 +5,17 @@ exploring; ``ci`` (``HYPOTHESIS_PROFILE=ci``, set by ``.ci/run``) is derandomize
 reproducible and a failure seen there can be replayed exactly.
 
 Fixtures used across packages: the repository root, small instances (duration-only jobs on one
-GPU, and a 13-job instance file on 2 × 4 GPUs), and the offline solver backends as a
-parametrized fixture.
+GPU, and a 13-job instance file on 2 × 4 GPUs), the offline solver backends as a parametrized
+fixture, and the datasets' cache: empty for every test (the user's own cache is never read),
+or holding Gavel's files registered from the reference copy beside the repository
+(``gavel_data``, skipped cleanly where that copy is absent; no network).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +38,41 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 #: The repository's root directory.
 ROOT = Path(__file__).resolve().parents[1]
+#: The reference copy of Gavel's files, beside the repository (``../shared/data/gavel``).
+GAVEL_COPY = ROOT.parent / "shared" / "data" / "gavel"
+#: What the tests set SJFBSBF_DATA_DIR to (``sjfbsbf.workloads.datasets.CACHE_ENV``).
+CACHE_ENV = "SJFBSBF_DATA_DIR"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _empty_data_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test starts from an empty datasets cache, whatever the user has fetched."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("empty-data-cache")))
+        yield
+
+
+@pytest.fixture(scope="session")
+def _gavel_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache holding gavel-throughputs and gavel-traces, registered once from the copy."""
+    if not GAVEL_COPY.is_dir():
+        pytest.skip(f"Gavel's files are not beside the repository ({GAVEL_COPY})")
+    from sjfbsbf.workloads import datasets
+
+    folder = tmp_path_factory.mktemp("gavel-data-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, str(folder))
+        datasets.fetch("gavel-throughputs", source=GAVEL_COPY)
+        datasets.fetch("gavel-traces", source=GAVEL_COPY / "traces")
+    return folder
+
+
+@pytest.fixture
+def gavel_data(_gavel_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The datasets cache of this test holds Gavel's files (``data:gavel-throughputs``,
+    ``data:gavel-traces/<vc>.trace``); skipped where the reference copy is absent."""
+    monkeypatch.setenv(CACHE_ENV, str(_gavel_cache))
+    return _gavel_cache
 
 
 @pytest.fixture(scope="session")

@@ -2,11 +2,12 @@
 
 A preset name of :data:`sjfbsbf.core.presets.INTERFERENCE_PRESETS` (docs/model.md §3, §8);
 without ``--interference`` the simulator's default (time slicing) is used, unchanged.
+``--throughputs`` takes a path or a dataset reference (default ``data:gavel-throughputs``,
+resolved in the per-user cache by :func:`sjfbsbf.workloads.datasets.resolve_data_path`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -25,19 +26,29 @@ InterferenceOption = Annotated[
     ),
 ]
 ThroughputsOption = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--throughputs",
         metavar="FILE",
-        help="Gavel's simulation_throughputs.json, for --interference gavel-measured.",
-        show_default="../shared/data/gavel/simulation_throughputs.json",
+        help="Gavel's simulation_throughputs.json, for --interference gavel-measured: a path or "
+        "a dataset reference (fetched with 'sjfbsbf data fetch gavel-throughputs').",
+        show_default="data:gavel-throughputs",
     ),
 ]
 
 
-def interference_options(name: str | None, throughputs: Path | None) -> dict[str, Any]:
-    """``{"interference": model}`` for a preset name given (empty: the simulator's default)."""
+def interference_options(name: str | None, throughputs: str | None) -> dict[str, Any]:
+    """``{"interference": model}`` for a preset name given (empty: the simulator's default).
+
+    Raises
+    ------
+    typer.BadParameter
+        An unknown preset, or ``--throughputs`` with a preset that reads no table.
+    InstanceError
+        The table's dataset is unknown or not fetched, or its file is missing or malformed.
+    """
     from sjfbsbf.core.presets import DATA_PRESETS, INTERFERENCE_PRESETS, make_interference
+    from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 
     if name is None:
         if throughputs is not None:
@@ -55,7 +66,10 @@ def interference_options(name: str | None, throughputs: Path | None) -> dict[str
             f"only applies to --interference {', '.join(sorted(DATA_PRESETS))}, not {name}",
             param_hint="'--throughputs'",
         )
-    return {"interference": make_interference(name, throughputs=throughputs)}
+    table = None
+    if name in DATA_PRESETS:
+        table = resolve_data_path(DEFAULT_THROUGHPUTS if throughputs is None else throughputs)
+    return {"interference": make_interference(name, throughputs=table)}
 
 
 def print_fallbacks(console: Console, options: dict[str, Any]) -> None:

@@ -6,8 +6,10 @@
   (:meth:`MeasuredTableModel.can_share`, docs/model.md §3): a pair measured ``[0, 0]`` (out of
   memory) may never share a GPU. It counts the pairs that used its fallback slowdown.
 * :func:`gavel_measured` is the ``gavel-measured`` interference preset: the V100 table read from
-  a file (default :data:`DEFAULT_THROUGHPUTS`), catalog models mapped to Gavel families by
-  :data:`~sjfbsbf.workloads.gavel.CATALOG_ALIASES`.
+  a file, catalog models mapped to Gavel families by
+  :data:`~sjfbsbf.workloads.gavel.CATALOG_ALIASES`. This layer reads paths only: the command
+  line and sweeps default to the dataset ``data:gavel-throughputs`` and resolve it
+  (:func:`sjfbsbf.workloads.datasets.resolve_data_path`) before calling it.
 """
 
 from __future__ import annotations
@@ -29,10 +31,6 @@ from sjfbsbf.core.interference_table import (
     slowdown_statistics,
     split_job_type,
 )
-
-#: Where the ``gavel-measured`` preset reads Gavel's table by default (relative to the working
-#: directory: the repository root, beside which ``../shared/data`` sits).
-DEFAULT_THROUGHPUTS = "../shared/data/gavel/simulation_throughputs.json"
 
 
 def gavel_occupant(job_type: str, micro_batch: int | None = None) -> Occupant:
@@ -244,14 +242,25 @@ def gavel_measured(throughputs: str | os.PathLike[str] | None = None) -> Measure
     Parameters
     ----------
     throughputs
-        Path of Gavel's ``simulation_throughputs.json`` (default :data:`DEFAULT_THROUGHPUTS`).
+        Path of Gavel's ``simulation_throughputs.json``; required. The registered dataset's copy
+        is ``resolve_data_path("data:gavel-throughputs")`` (:mod:`sjfbsbf.workloads.datasets`,
+        after ``sjfbsbf data fetch gavel-throughputs``).
 
     Raises
     ------
     InstanceError
-        If the file is missing or malformed (one line naming it).
+        If no path is given, a dataset reference is given (resolve it first), or the file is
+        missing or malformed (one line naming it).
     """
-    path = str(DEFAULT_THROUGHPUTS if throughputs is None else throughputs)
+    how = (
+        "give its path, or resolve the dataset with sjfbsbf.workloads.datasets."
+        "resolve_data_path('data:gavel-throughputs') (the command line and sweeps do)"
+    )
+    if throughputs is None:
+        raise InstanceError(f"gavel-measured interference needs Gavel's throughput table: {how}")
+    path = str(throughputs)
+    if path.startswith("data:"):
+        raise InstanceError(f"a dataset reference, not a path: {how}", source=path)
     if not Path(path).is_file():
         raise InstanceError(
             "gavel-measured interference needs Gavel's simulation_throughputs.json; no such "

@@ -56,8 +56,9 @@ def make_interference(
     name
         Preset name.
     throughputs
-        Path of Gavel's ``simulation_throughputs.json`` for a preset in :data:`DATA_PRESETS`
-        (default: :data:`sjfbsbf.core.interference_measured.DEFAULT_THROUGHPUTS`).
+        Path of Gavel's ``simulation_throughputs.json``, required by a preset in
+        :data:`DATA_PRESETS` (a path: this layer does not resolve dataset references; see
+        :func:`~sjfbsbf.core.interference_measured.gavel_measured`).
 
     Raises
     ------
@@ -65,7 +66,7 @@ def make_interference(
         For an unknown name (listing the known ones), or ``throughputs`` with a preset that
         reads no data.
     InstanceError
-        If a data preset's file is missing or malformed.
+        If a data preset's file is not given, missing or malformed.
     """
     try:
         factory = INTERFERENCE_PRESETS[name]

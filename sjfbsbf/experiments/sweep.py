@@ -42,12 +42,12 @@ from sjfbsbf.experiments.sweep_records import RUN_SCHEMA, attempt, execute, read
 from sjfbsbf.experiments.sweep_run import collect, run_sweep
 from sjfbsbf.experiments.sweep_spec import SIM_PARAMS, RunSpec, Sweep, code_version, load_sweep
 from sjfbsbf.experiments.sweep_workloads import (
-    DEFAULT_THROUGHPUTS,
     WORKLOAD_PARAMS,
     WORKLOADS,
     build_instance,
     input_files,
 )
+from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS
 
 #: Where sweeps write by default: ``results/<sweep name>``.
 RESULTS_DIR = Path("results")

@@ -16,13 +16,14 @@ from typing import Any
 
 from sjfbsbf.core.errors import InstanceError, SweepError
 from sjfbsbf.core.jsonio import read_json
-from sjfbsbf.core.presets import make_interference
+from sjfbsbf.core.presets import DATA_PRESETS, make_interference
 from sjfbsbf.experiments.sweep_details import details_problem, run_details
 from sjfbsbf.experiments.sweep_spec import RunSpec
 from sjfbsbf.experiments.sweep_workloads import build_instance
 from sjfbsbf.policies import make_policy
 from sjfbsbf.sim.metrics import METRIC_LABELS
 from sjfbsbf.sim.simulator import simulate
+from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 
 #: Schema tag of a run record.
 RUN_SCHEMA = "sjfbsbf.sweep-run/1"
@@ -45,11 +46,11 @@ def execute(run: RunSpec, details: dict[str, Any] | None = None) -> dict[str, An
     _check_stamps(run)
     sim = dict(run.sim)
     name = str(sim.pop("interference", "time-slicing"))
-    throughputs = sim.pop("throughputs", None)  # read by the data presets only (gavel-measured)
-    if throughputs is not None:
-        interference = make_interference(name, throughputs=str(throughputs))
-    else:
-        interference = make_interference(name)
+    table = sim.pop("throughputs", None)  # read by the data presets only (gavel-measured)
+    if table is None and name in DATA_PRESETS:
+        table = DEFAULT_THROUGHPUTS
+    throughputs = None if table is None else resolve_data_path(str(table))
+    interference = make_interference(name, throughputs=throughputs)
     policy = make_policy(run.policy, **run.options)
     started = time.perf_counter()
     result = simulate(instance, policy, interference=interference, record_segments=False, **sim)

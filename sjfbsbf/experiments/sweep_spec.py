@@ -3,8 +3,10 @@
 A run's key hashes everything that determines its result: the policy and its options, the
 workload (defaults filled in), the content of every file the run reads, the seed, the simulator
 options (defaults filled in) and the code (package version + a hash of the package sources).
-The label and the sweep's name are not part of it: they are attached when results are
-collected, so renaming a variant relabels its rows without running anything again.
+A file named by dataset reference (``data:NAME/FILE``) is keyed by the reference and the content
+of the fetched file, so a key does not depend on where the cache is. The label and the sweep's
+name are not part of it: they are attached when results are collected, so renaming a variant
+relabels its rows without running anything again.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from sjfbsbf.core.errors import InstanceError, SweepError
-from sjfbsbf.core.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.core.jsonio import read_text
 from sjfbsbf.core.presets import DATA_PRESETS, INTERFERENCE_PRESETS
 from sjfbsbf.experiments.fingerprint import code_version, file_digest
@@ -32,6 +33,8 @@ from sjfbsbf.experiments.sweep_workloads import (
     Param,
     ParamError,
     canonical_workload,
+    check_inputs,
+    data_file,
     input_files,
     number,
     text,
@@ -39,6 +42,7 @@ from sjfbsbf.experiments.sweep_workloads import (
 from sjfbsbf.policies import policy_factory
 from sjfbsbf.policies.options import OptionError, check_options
 from sjfbsbf.sim.simulator import check_sim_parameters, simulate
+from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 
 _TOP_KEYS = ("name", "description", "seeds", "workloads", "sim", "variants")
 _VARIANT_KEYS = ("label", "policy", "options", "sim")
@@ -52,20 +56,23 @@ SIM_PARAMS: Mapping[str, Param] = {
     ),
     "interference": Param(text(*INTERFERENCE_PRESETS), default="time-slicing"),
     # Gavel's table for a data preset (gavel-measured); filled in only for those (sim_files).
-    "throughputs": Param(text(), is_file=True),
+    "throughputs": Param(data_file, is_file=True),
 }
 #: A sweep name: it becomes a directory under ``results/``.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _MAX_SEED = 2**63 - 1
+#: Input file (path or dataset reference) -> (the file read, its size, its mtime in ns).
+_Stamps = dict[str, tuple[str, int, int]]
 
 
 @dataclass(frozen=True)
 class RunSpec:
     """One simulation of a sweep: a workload, a seed, a policy variant, simulator parameters.
 
-    ``inputs`` pairs every file the run reads with the SHA-256 of its content; ``code`` is
-    :func:`code_version`. ``stamps`` (size and modification time of each input when it was
-    hashed) let a run notice an input edited while the sweep runs; they are not part of the key.
+    ``inputs`` pairs every file the run reads (its path or dataset reference, as written) with
+    the SHA-256 of its content; ``code`` is :func:`code_version`. ``stamps`` (the file read, its
+    size and modification time when it was hashed) let a run notice an input edited while the
+    sweep runs; they are not part of the key.
     """
 
     sweep: str
@@ -131,7 +138,9 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     SweepError
         Naming the file and the key at fault: unreadable or not UTF-8 TOML, unknown keys at any
         level, unknown policies or policy options, wrong types, empty lists, duplicate seeds,
-        labels or runs, a name that is not a plain directory name, an unreadable input file.
+        labels or runs, a name that is not a plain directory name, an unreadable input file, a
+        dataset reference to an unknown or not yet fetched dataset, a trace window larger than
+        its trace.
     """
     source = str(path)
     try:
@@ -174,7 +183,9 @@ class _Parser:
             ):
                 run_sim = self.run_sim(sim_point | sim)
                 files = input_files(workload, run_sim)
-                self.hash_sim_files(run_sim, hashes, stamps)
+                table = run_sim.get("throughputs")  # read by the measured interference
+                if table is not None and table not in hashes:
+                    self.hash_file(table, "sim.throughputs", hashes, stamps)
                 runs.append(
                     RunSpec(
                         sweep=name,
@@ -186,7 +197,7 @@ class _Parser:
                         sim=dict(sorted(run_sim.items())),
                         inputs=tuple((f, hashes[f]) for f in files),
                         code=code,
-                        stamps=tuple((f, *stamps[f]) for f in files),
+                        stamps=tuple(stamps[f] for f in files),
                     )
                 )
         seen: dict[str, RunSpec] = {}
@@ -217,22 +228,24 @@ class _Parser:
             raise self.error(str(exc), "sim") from None
         return sim
 
-    def hash_sim_files(
+    def hash_file(
         self,
-        sim: Mapping[str, Any],
+        ref: str,
+        key: str,
         hashes: dict[str, str],
-        stamps: dict[str, tuple[int, int]],
+        stamps: _Stamps,
     ) -> None:
-        """Hash the files the simulator options read (a measured table), once each."""
-        path = sim.get("throughputs")
-        if path is None or path in hashes:
-            return
+        """Hash the file ``ref`` names (a path, or a fetched dataset's file) under ``ref``."""
         try:
-            hashes[path], stamps[path] = file_digest(path)
+            path = str(resolve_data_path(ref))
+        except InstanceError as exc:  # unknown, or not fetched: say how to fetch it
+            raise self.error(str(exc), key) from None
+        try:
+            hashes[ref], (size, mtime_ns) = file_digest(path)
         except OSError as exc:
-            raise self.error(
-                f"cannot read {path}: {exc.strerror or exc}", "sim.throughputs"
-            ) from None
+            shown = path if path == ref else f"{ref} ({path})"
+            raise self.error(f"cannot read {shown}: {exc.strerror or exc}", key) from None
+        stamps[ref] = (path, size, mtime_ns)
 
     def keys(self, table: Mapping[str, Any], allowed: tuple[str, ...], where: str | None) -> None:
         for key in table:
@@ -360,21 +373,25 @@ class _Parser:
 
     def hash_inputs(
         self, workloads: list[tuple[dict[str, Any], str]]
-    ) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
-        """SHA-256 of every input file (once each), and its size and modification time."""
+    ) -> tuple[dict[str, str], _Stamps]:
+        """SHA-256 of every input file (once each), and the file read with its size and
+        modification time; then the workload checks that need the files' content."""
         hashes: dict[str, str] = {}
-        stamps: dict[str, tuple[int, int]] = {}
+        stamps: _Stamps = {}
         for workload, where in workloads:
             params = WORKLOAD_PARAMS[workload["kind"]]
-            for path in input_files(workload, {}):
-                if path in hashes:
-                    continue
-                key = next(k for k in sorted(params) if params[k].is_file and workload[k] == path)
-                try:
-                    hashes[path], stamps[path] = file_digest(path)
-                except OSError as exc:
-                    reason = f"cannot read {path}: {exc.strerror or exc}"
-                    raise self.error(reason, f"{where}.{key}") from None
+            for ref in input_files(workload, {}):
+                if ref not in hashes:
+                    key = next(
+                        k for k in sorted(params) if params[k].is_file and workload[k] == ref
+                    )
+                    self.hash_file(ref, f"{where}.{key}", hashes, stamps)
+            try:
+                check_inputs(workload, {ref: stamps[ref][0] for ref in input_files(workload, {})})
+            except ParamError as exc:
+                raise self.error(exc.reason, f"{where}.{exc.key}") from None
+            except InstanceError as exc:  # a malformed trace, found while counting its jobs
+                raise self.error(str(exc), f"{where}.trace") from None
         return hashes, stamps
 
 

@@ -4,7 +4,9 @@ read, and how each builds its instance.
 Each ``kind`` has a table of :class:`Param`: a checker that returns the canonical value (ints as
 ints, numbers as floats) or raises :class:`ValueError` with the reason, whether the key is
 required, its default (filled in, so ``n_jobs = 200`` and no ``n_jobs`` are the same run), and
-whether it names a file the run reads (its content is hashed into the run's key).
+whether it names a file the run reads (its content is hashed into the run's key). A file is a
+path or a dataset reference, ``data:NAME/FILE`` (:func:`~sjfbsbf.workloads.datasets.
+resolve_data_path`): the reference is what the key holds, the fetched file is what is read.
 """
 
 from __future__ import annotations
@@ -18,10 +20,17 @@ from typing import Any
 
 import numpy as np
 
+from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.instance_io import read_instance
-from sjfbsbf.core.interference_measured import DEFAULT_THROUGHPUTS
 from sjfbsbf.core.model import MAX_GPU_MEM_GB, MAX_GPUS_PER_NODE, MAX_NODES, Cluster, Instance
+from sjfbsbf.workloads.datasets import (
+    DEFAULT_THROUGHPUTS,
+    data_ref_file,
+    is_data_ref,
+    resolve_data_path,
+)
 from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
+from sjfbsbf.workloads.gavel_trace import read_gavel_trace
 from sjfbsbf.workloads.generators import (
     MODEL_MIXES,
     TESTBED_SHAPES,
@@ -30,9 +39,8 @@ from sjfbsbf.workloads.generators import (
     offered_load,
     testbed_workload,
 )
-from sjfbsbf.workloads.transform import slice_trace
+from sjfbsbf.workloads.transform import random_window, slice_trace
 
-#: Gavel's throughput table, relative to the directory the sweep runs in (the repository root).
 #: Most jobs a generated workload may have.
 MAX_GENERATED_JOBS = 10_000_000
 
@@ -113,6 +121,18 @@ def text(*choices: str) -> Callable:
     return check
 
 
+def data_file(value: Any) -> str:
+    """Checker of a file: a non-empty path, or a reference to a registered dataset's file
+    (``data:NAME/FILE``; whether it is fetched is checked when a sweep hashes its inputs)."""
+    path = text()(value)
+    if is_data_ref(path):
+        try:
+            data_ref_file(path)
+        except InstanceError as exc:
+            raise ValueError(str(exc)) from None
+    return path
+
+
 _CLUSTER: dict[str, Param] = {
     "nodes": Param(integer(1, MAX_NODES), default=4),
     "gpus_per_node": Param(integer(1, MAX_GPUS_PER_NODE), default=8),
@@ -134,15 +154,17 @@ WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
         "n_jobs": Param(integer(1, choices=tuple(sorted(TESTBED_SHAPES))), default=30),
     },
     "gavel": {
-        "trace": Param(text(), required=True, is_file=True),
-        "throughputs": Param(text(), default=DEFAULT_THROUGHPUTS, is_file=True),
+        "trace": Param(data_file, required=True, is_file=True),
+        "throughputs": Param(data_file, default=DEFAULT_THROUGHPUTS, is_file=True),
         "mode": Param(text("catalog", "duration"), default="catalog"),
         "first": Param(integer(1)),
+        # No default: absent is the whole trace (or its first N jobs), the seed picks nothing.
+        "window": Param(integer(1)),
         "target_load": Param(number(), default=0.75),
         "gpus_per_node": _CLUSTER["gpus_per_node"],
         "gpu_mem_gb": _CLUSTER["gpu_mem_gb"],
     },
-    "file": {"path": Param(text(), required=True, is_file=True)},
+    "file": {"path": Param(data_file, required=True, is_file=True)},
 }
 
 
@@ -184,7 +206,8 @@ def _testbed(params: Mapping[str, Any], seed: int) -> Instance:
     return testbed_workload(params["n_jobs"], np.random.default_rng(seed), cluster=_cluster(params))
 
 
-def _throughputs(path: str) -> GavelThroughputs:
+def _throughputs(ref: str) -> GavelThroughputs:
+    path = str(resolve_data_path(ref))
     stat = os.stat(path)  # cached by content version, not by path alone
     return _load_throughputs(path, stat.st_size, stat.st_mtime_ns)
 
@@ -196,21 +219,30 @@ def _load_throughputs(path: str, size: int, mtime_ns: int) -> GavelThroughputs:
 
 
 def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
-    """A Gavel/Philly trace (optionally its ``first`` N jobs) on a cluster sized for
-    ``target_load``.
+    """A Gavel/Philly trace (whole, its ``first`` N jobs, or a random ``window`` of N
+    consecutive jobs) on a cluster sized for ``target_load``.
 
     The cluster gets the fewest whole nodes whose offered load (exclusive GPU-time ÷ GPUs ×
-    arrival span) is at most ``target_load``; jobs larger than it are capped to its size
-    (:class:`~sjfbsbf.workloads.gavel.LoadReport` counts them). The seed does not change a
-    trace: sweep over ``trace`` files instead.
+    arrival span) of the jobs kept is at most ``target_load``; jobs larger than it are capped to
+    its size (:class:`~sjfbsbf.workloads.gavel.LoadReport` counts them). Only ``window`` uses the
+    seed: ``numpy.random.default_rng(seed)`` draws the window's start
+    (:func:`~sjfbsbf.workloads.transform.random_window`); otherwise sweep over ``trace`` files.
+
+    Raises
+    ------
+    ParamError
+        ``window``: larger than the trace (its job count named).
     """
-    del seed
     table = _throughputs(params["throughputs"])
+    trace = resolve_data_path(params["trace"])
     per_node = params["gpus_per_node"]
-    first = params.get("first")
+    first, window = params.get("first"), params.get("window")
 
     def load(cluster: Cluster) -> Instance:
-        instance = load_gavel_trace(params["trace"], table, cluster=cluster, mode=params["mode"])
+        instance = load_gavel_trace(trace, table, cluster=cluster, mode=params["mode"])
+        if window is not None:
+            _check_window(window, instance.num_jobs)
+            return random_window(instance, window, np.random.default_rng(seed))
         return instance if first is None else slice_trace(instance, first=first)
 
     probe = load(Cluster(nodes=1024, gpus_per_node=per_node, gpu_mem_gb=params["gpu_mem_gb"]))
@@ -218,9 +250,30 @@ def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
     return load(_cluster({**params, "nodes": nodes}))
 
 
+def _check_window(window: int, jobs: int) -> None:
+    if window > jobs:
+        raise ParamError("window", f"{window:,} jobs is more than the trace has ({jobs:,} jobs)")
+
+
+def check_inputs(workload: Mapping[str, Any], files: Mapping[str, str]) -> None:
+    """Checks of a canonical workload that need its files' content (before anything runs).
+
+    ``files`` maps each of the workload's file values to the file read (see
+    :func:`~sjfbsbf.workloads.datasets.resolve_data_path`). A ``gavel`` ``window`` must not be
+    larger than the trace's job count.
+
+    Raises
+    ------
+    ParamError
+        Naming the key.
+    """
+    if workload["kind"] == "gavel" and "window" in workload:
+        _check_window(workload["window"], len(read_gavel_trace(files[workload["trace"]])))
+
+
 def _file(params: Mapping[str, Any], seed: int) -> Instance:
     del seed
-    return read_instance(params["path"])
+    return read_instance(resolve_data_path(params["path"]))
 
 
 WORKLOADS: dict[str, Callable[[Mapping[str, Any], int], Instance]] = {
@@ -260,6 +313,12 @@ def canonical_workload(workload: Mapping[str, Any]) -> dict[str, Any]:
                 raise ParamError(key, f"missing (kind {kind!r} needs it)")
             if param.default is not None:
                 out[key] = param.default
+    if "first" in out and "window" in out:
+        raise ParamError(
+            "window",
+            "'first' and 'window' exclude each other (the first N jobs, or N from a "
+            "random start): give one",
+        )
     return dict(sorted(out.items()))
 
 

@@ -21,6 +21,7 @@ from sjfbsbf.workloads.pai import load_pai_trace
 from sjfbsbf.workloads.philly_log import load_philly_job_log
 from sjfbsbf.workloads.table_trace import TableTraceReport, read_trace_table
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport
+from sjfbsbf.workloads.transform import random_window
 
 __all__ = [
     "MODEL_MAP",
@@ -39,6 +40,7 @@ __all__ = [
     "load_pai_trace",
     "load_philly_job_log",
     "load_throughputs",
+    "random_window",
     "read_trace_table",
     "slice_trace",
     "testbed_workload",

@@ -5,8 +5,11 @@ file checked against its SHA-256 and size) into :func:`cache_dir` (platformdirs'
 ``$SJFBSBF_DATA_DIR``), and ``--from PATH`` registers a copy obtained another way after the same
 checks. Without a network the fetch stops with one line saying so and how to use ``--from``.
 A file whose source publishes no checksum is *unverified* (``sha256=None``): a download or a copy
-is only checked for a plausible size and, by its format check, its format. Sources, licences and
-formats: docs/model.md §8.
+is only checked for a plausible size and, by its format check, its format.
+
+Sweeps and commands name a fetched file by reference, ``data:NAME/FILE`` (``data:NAME`` for a
+single-file dataset); :func:`resolve_data_path` turns a reference into the file in the cache
+and passes plain paths through. Sources, licences and formats: docs/model.md §8.
 """
 
 from __future__ import annotations
@@ -16,11 +19,17 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from sjfbsbf.core.errors import InstanceError
 
 #: Environment variable that overrides the cache directory.
 CACHE_ENV = "SJFBSBF_DATA_DIR"
+#: What starts a dataset reference: ``data:NAME`` or ``data:NAME/FILE``.
+DATA_PREFIX = "data:"
+#: Gavel's throughput table by reference: the default of the ``gavel-measured`` interference
+#: (command line, sweeps) and of the ``gavel`` sweep workload.
+DEFAULT_THROUGHPUTS = "data:gavel-throughputs"
 #: Gavel's repository at the pinned commit (raw files).
 _GAVEL = (
     "https://raw.githubusercontent.com/stanford-futuredata/gavel/"
@@ -268,11 +277,79 @@ def dataset_path(name: str) -> Path:
     """
     if status(name) != "fetched":
         raise InstanceError(
-            f"dataset {name!r} is not fetched; run 'sjfbsbf data fetch {name}' "
-            "(or '... --from PATH' with a copy)",
+            f"dataset {name!r} is not fetched into the cache ({cache_dir()}); run "
+            f"'sjfbsbf data fetch {name}', or 'sjfbsbf data fetch {name} --from PATH' with a copy",
             source=str(cache_dir() / name),
         )
     return cache_dir() / name
+
+
+def is_data_ref(value: object) -> TypeGuard[str]:
+    """Whether ``value`` is a dataset reference (a string starting with ``data:``)."""
+    return isinstance(value, str) and value.startswith(DATA_PREFIX)
+
+
+def data_ref_file(ref: str) -> tuple[Dataset, DataFile]:
+    """The dataset and file a reference names; needs no cache (nothing is read).
+
+    ``data:NAME/FILE`` names a file of dataset ``NAME``; ``data:NAME`` the only file of a
+    single-file dataset.
+
+    Raises
+    ------
+    InstanceError
+        One line attributed to ``ref``: not a reference, an unknown dataset (listing the
+        registered ones), an unknown file (listing the dataset's), or ``data:NAME`` for a dataset
+        of several files.
+    """
+    if not is_data_ref(ref):
+        raise InstanceError(
+            f"not a dataset reference (expected {DATA_PREFIX}NAME[/FILE])", source=ref
+        )
+    name, slash, member = ref[len(DATA_PREFIX) :].partition("/")
+    try:
+        dataset = get_dataset(name)
+    except InstanceError as exc:
+        raise exc.with_source(ref) from None
+    if not slash and len(dataset.files) == 1:
+        return dataset, dataset.files[0]
+    names = [f.name for f in dataset.files]
+    if not slash:
+        raise InstanceError(
+            f"dataset {name!r} has {len(names)} files; name one, e.g. "
+            f"{DATA_PREFIX}{name}/{names[0]}",
+            source=ref,
+        )
+    for file in dataset.files:
+        if file.name == member:
+            return dataset, file
+    shown = ", ".join(names[:20]) + (f", ... ({len(names)} files)" if len(names) > 20 else "")
+    raise InstanceError(f"dataset {name!r} has no file {member!r}; its files: {shown}", source=ref)
+
+
+def resolve_data_path(ref: str | os.PathLike[str]) -> Path:
+    """The file a reference names in the cache; a plain path is returned unchanged (as a Path).
+
+    Parameters
+    ----------
+    ref
+        ``data:NAME/FILE``, ``data:NAME`` (a single-file dataset) or a path. (A file whose name
+        starts with ``data:`` is reached as ``./data:...``.)
+
+    Raises
+    ------
+    InstanceError
+        One line attributed to ``ref``: see :func:`data_ref_file`; or the dataset is not (fully)
+        fetched, saying ``sjfbsbf data fetch NAME`` (or ``--from PATH``).
+    """
+    if not is_data_ref(ref):
+        return Path(ref)
+    dataset, file = data_ref_file(ref)
+    try:
+        folder = dataset_path(dataset.name)
+    except InstanceError as exc:
+        raise exc.with_source(ref) from None
+    return folder / file.name
 
 
 def fetch(name: str, *, source: str | os.PathLike[str] | None = None) -> Path:

@@ -1,7 +1,8 @@
 """Gavel's measured throughputs and its Philly-derived job traces (I/O only, docs/model.md §8).
 
-Data (public, MIT; see ``../shared/data/README.md``): Gavel's
-``scheduler/simulation_throughputs.json`` and ``scheduler/traces/msr/seed=0/*.trace``.
+Data (public, MIT): Gavel's ``scheduler/simulation_throughputs.json`` and
+``scheduler/traces/msr/seed=0/*.trace``, registered as the datasets ``gavel-throughputs`` and
+``gavel-traces`` (:mod:`sjfbsbf.workloads.datasets`; ``sjfbsbf data fetch NAME``).
 
 * :func:`load_throughputs` reads the throughput table into an immutable
   :class:`~sjfbsbf.core.interference_table.GavelThroughputs` (which flags the 80 suspicious V100

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,20 +145,43 @@ def test_measured_interference_missing_file_is_one_line(
     assert str(missing) in result.stderr and "no such file" in result.stderr
 
 
-def test_measured_interference_states_its_fallback(small_instance: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("throughputs", "words"),
+    [
+        ([], ["data:gavel-throughputs", "not fetched", "sjfbsbf data fetch gavel-throughputs"]),
+        (["--throughputs", "data:gavel-throughput"], ["unknown dataset", "gavel-throughputs"]),
+        (["--throughputs", "data:gavel-traces/x.trace"], ["'gavel-traces' has no file 'x.trace'"]),
+    ],
+)
+def test_measured_interference_dataset_refusals_are_one_line(
+    small_instance: Path, throughputs: list[str], words: list[str]
+) -> None:
+    """The default table is the dataset gavel-throughputs: not fetched (the tests' cache is
+    empty), it is one line saying how to fetch it; an unknown dataset or file too."""
+    args = ["simulate", str(small_instance), "-p", "sjf", "--interference", "gavel-measured"]
+    result = runner.invoke(app, [*args, *throughputs])
+    _assert_one_line_error(result)
+    assert result.exit_code == 1
+    for word in words:
+        assert word in result.stderr
+
+
+def test_measured_interference_states_its_fallback(small_instance: Path, gavel_data: Path) -> None:
     """The fallback line printed is the model's own summary (the duration-only job has no Gavel
-    job type: ξ beside it is the fallback)."""
+    job type: ξ beside it is the fallback). The table is the dataset gavel-throughputs, by
+    default or named."""
     from sjfbsbf.core.instance_io import read_instance
     from sjfbsbf.core.presets import make_interference
     from sjfbsbf.policies import make_policy
     from sjfbsbf.sim.simulator import simulate
 
-    data = Path(__file__).resolve().parents[3] / "shared/data/gavel/simulation_throughputs.json"
-    if not data.is_file():
-        pytest.skip(f"Gavel data not found at {data}")
+    data = gavel_data / "gavel-throughputs" / "simulation_throughputs.json"
     args = ["simulate", str(small_instance), "-p", "sjf-ffs", "--interference", "gavel-measured"]
-    result = runner.invoke(app, [*args, "--throughputs", str(data)])
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
+    named = runner.invoke(app, [*args, "--throughputs", "data:gavel-throughputs"])
+    wall = re.compile(r"\d+\.\d+ s\b")  # the run's wall time differs between the two runs
+    assert wall.sub("", named.stdout) == wall.sub("", result.stdout)
     model = make_interference("gavel-measured", throughputs=data)
     simulate(read_instance(small_instance), make_policy("sjf-ffs"), interference=model)
     assert ("generic", "LM (batch size 5)") in model.fallback_pairs()  # type: ignore[attr-defined]

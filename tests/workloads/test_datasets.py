@@ -1,5 +1,6 @@
 """Public datasets by name (sjfbsbf.workloads.datasets, ``sjfbsbf data``): registration from a
-copy with checksum checks, one-line refusals, no network in tests (the download is faked)."""
+copy with checksum checks, references ``data:NAME/FILE`` resolved in the cache, one-line
+refusals, no network in tests (the download is faked)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,16 @@ from typer.testing import CliRunner
 from sjfbsbf.cli import app
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.workloads import datasets
-from sjfbsbf.workloads.datasets import DataFile, Dataset, dataset_path, fetch, status
+from sjfbsbf.workloads.datasets import (
+    DataFile,
+    Dataset,
+    data_ref_file,
+    dataset_path,
+    fetch,
+    is_data_ref,
+    resolve_data_path,
+    status,
+)
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "gavel"
 
@@ -119,3 +129,60 @@ def test_the_pinned_gavel_files_match_the_reference_copy(cache: Path) -> None:
     fetch("gavel-traces", source=SHARED / "traces")
     assert status("gavel-throughputs") == status("gavel-traces") == "fetched"
     assert len(list((cache / "gavel-traces").glob("*.trace"))) == 15
+
+
+def test_references_resolve_to_fetched_files(
+    cache: Path, tiny: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``data:NAME/FILE`` is the file in the cache; ``data:NAME`` the file of a single-file
+    dataset; a plain path passes through unchanged."""
+    assert resolve_data_path("x/y.trace") == Path("x/y.trace")
+    assert resolve_data_path(Path("data:x")) == Path("data:x")  # only a string is a reference
+    assert not is_data_ref("./data:x") and is_data_ref("data:")
+    with pytest.raises(InstanceError) as info:
+        resolve_data_path("data:tiny/a.trace")
+    message = str(info.value)
+    assert message.startswith("data:tiny/a.trace: dataset 'tiny' is not fetched")
+    assert "'sjfbsbf data fetch tiny'" in message and "--from PATH" in message
+    assert str(cache) in message and "\n" not in message
+    fetch("tiny", source=tiny)
+    assert resolve_data_path("data:tiny/a.trace") == cache / "tiny" / "a.trace"
+    assert resolve_data_path("data:tiny/b.json").read_text() == '{"x": 1}\n'
+    single = Dataset("one", "one file", "tests", "none", (datasets.DATASETS["tiny"].files[1],))
+    monkeypatch.setitem(datasets.DATASETS, "one", single)
+    fetch("one", source=tiny)
+    assert resolve_data_path("data:one") == cache / "one" / "b.json"
+    assert resolve_data_path("data:one/b.json") == cache / "one" / "b.json"
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        ("data:tinny/a.trace", "data:tinny/a.trace: unknown dataset 'tinny'; registered: "),
+        ("data:", "data:: unknown dataset ''; registered: gavel-throughputs, gavel-traces"),
+        (
+            "data:tiny/c.trace",
+            "data:tiny/c.trace: dataset 'tiny' has no file 'c.trace'; its files: a.trace, b.json",
+        ),
+        ("data:tiny/", "dataset 'tiny' has no file ''"),
+        ("data:tiny/nested/a.trace", "dataset 'tiny' has no file 'nested/a.trace'"),
+        ("data:tiny", "data:tiny: dataset 'tiny' has 2 files; name one, e.g. data:tiny/a.trace"),
+    ],
+)
+def test_bad_references_are_one_line_without_a_cache(
+    cache: Path, tiny: Path, ref: str, message: str
+) -> None:
+    """Unknown datasets and files are refused from the registry alone (nothing fetched)."""
+    for call in (data_ref_file, resolve_data_path):
+        with pytest.raises(InstanceError) as info:
+            call(ref)
+        assert message in str(info.value) and "\n" not in str(info.value)
+    assert not cache.exists()
+
+
+def test_gavel_references_on_the_reference_copy(gavel_data: Path) -> None:
+    """The shipped sweeps' references resolve to Gavel's files registered from ../shared."""
+    table = resolve_data_path(datasets.DEFAULT_THROUGHPUTS)
+    assert table == gavel_data / "gavel-throughputs" / "simulation_throughputs.json"
+    trace = resolve_data_path("data:gavel-traces/b436b2.trace")
+    assert trace.read_bytes() == (SHARED / "traces" / "msr-seed0" / "b436b2.trace").read_bytes()

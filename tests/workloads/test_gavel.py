@@ -361,3 +361,17 @@ def test_bad_throughput_file(tmp_path: Path) -> None:
     path.write_text('{"v100": {"(\'A\', 1)": {"null": 1.0, "(\'A\', 1)": [1.0]}}}')
     with pytest.raises(InstanceError, match="two"):
         load_throughputs(path)
+
+
+def test_philly_windows_differ_by_seed(gavel_data: Path) -> None:
+    """The philly-windows workload on Gavel's b436b2 (2,000 jobs): each seed a different window
+    of 1,000 consecutive jobs, rebased to 0, on a cluster sized for that window."""
+    from sjfbsbf.experiments.sweep_workloads import build_instance
+
+    workload = {"kind": "gavel", "trace": "data:gavel-traces/b436b2.trace", "window": 1000}
+    first, second = (build_instance(workload, seed) for seed in (0, 1))
+    for instance in (first, second):
+        assert instance.num_jobs == 1000 and instance.jobs[0].arrival == 0.0
+        ids = sorted(j.id for j in instance.jobs)
+        assert ids == list(range(ids[0], ids[0] + 1000))
+    assert first.name != second.name and first.jobs != second.jobs

@@ -139,3 +139,29 @@ def test_testbed_workload_shape(n: int, shape: dict[int, int], seed: int) -> Non
 def test_testbed_workload_rejects_other_sizes() -> None:
     with pytest.raises(ValueError, match="30"):
         make_testbed(40, np.random.default_rng(0))
+
+
+def test_random_window_of_consecutive_jobs() -> None:
+    """``random_window``: the start is ``rng.integers(n - size + 1)`` over the jobs in arrival
+    order, the jobs keep their ids, arrivals are rebased to 0; every start is reachable."""
+    from sjfbsbf.workloads import random_window
+
+    cluster = Cluster(nodes=1, gpus_per_node=4, gpu_mem_gb=12.0)
+    jobs = tuple(Job(i, 50.0 * (5 - i), 1, duration=10.0) for i in range(6))  # ids reversed
+    instance = Instance(cluster, jobs, name="six")
+    in_order = [j.id for j in instance.jobs]  # 5, 4, ..., 0
+    starts = Counter()
+    for seed in range(200):
+        window = random_window(instance, 4, np.random.default_rng(seed))
+        start = int(np.random.default_rng(seed).integers(3))
+        starts[start] += 1
+        assert [j.id for j in window.jobs] == in_order[start : start + 4]
+        assert [j.arrival for j in window.jobs] == [0.0, 50.0, 100.0, 150.0]
+        assert window.name == f"six[window={start}:{start + 4}]"
+        assert window.cluster == cluster
+    assert sorted(starts) == [0, 1, 2]
+    whole = random_window(instance, 6, np.random.default_rng(0))
+    assert [j.id for j in whole.jobs] == in_order
+    for size, words in ((7, "window of 7 jobs is larger than the trace (6 jobs)"), (0, "positive")):
+        with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(")", r"\)")):
+            random_window(instance, size, np.random.default_rng(0))
