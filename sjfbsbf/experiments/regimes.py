@@ -32,6 +32,11 @@ MAP_RATIOS: tuple[tuple[str, str], ...] = (
 LOAD, FACET = "wl_rate_factor", "wl_mix"
 #: The second axis of a map -> the value every other map holds it at (the sweep defaults).
 PLANE_DEFAULTS: Mapping[str, Any] = {"sim_interference": "time-slicing", "wl_gpu_mem_gb": 12.0}
+#: Display order of a factor's levels (others sorted): the contention presets first, mildest
+#: (MPS-like) after the default, then the calibrated and the measured model.
+LEVEL_ORDER: Mapping[str, tuple[str, ...]] = {
+    "sim_interference": ("time-slicing", "mps", "gavel-fitted", "gavel-measured"),
+}
 #: Bootstrap: resamples, confidence level and seed (deterministic intervals).
 RESAMPLES, CONFIDENCE, SEED = 2000, 0.95, 0
 
@@ -128,6 +133,20 @@ def map_cells(cells: pd.DataFrame, factor: str) -> pd.DataFrame:
     return cells
 
 
+def _levels(cells: pd.DataFrame, factor: str) -> list[Any]:
+    order = LEVEL_ORDER.get(factor, ())
+    return sorted(
+        cells[factor].unique(),
+        key=lambda v: (order.index(v), "") if v in order else (len(order), v),
+    )
+
+
+def _short(value: float) -> str:
+    """Two decimals without the leading zero (``.86``, ``1.05``): room for an interval."""
+    text = f"{value:.2f}"
+    return text[1:] if text.startswith("0.") else text
+
+
 def _name(column: str) -> str:
     return column.split("_", 1)[1].replace("_", " ")
 
@@ -143,14 +162,14 @@ def plot_regime_map(cells: pd.DataFrame, factor: str, path: str | Path) -> None:
     ratios = list(dict.fromkeys(cells["ratio"]))
     mixes = list(dict.fromkeys(sorted(cells[FACET], key=["light", "heavy", "full"].index)))
     loads = sorted(cells[LOAD].unique())
-    levels = sorted(cells[factor].unique(), key=str)
+    levels = _levels(cells, factor)
     norm = TwoSlopeNorm(vmin=0.5, vcenter=1.0, vmax=1.5)
     fig, axes = plt.subplots(
         len(ratios),
         len(mixes),
         squeeze=False,
         layout="constrained",
-        figsize=(3.6 * len(mixes) + 1.0, 0.55 * len(levels) * len(ratios) + 1.2 * len(ratios)),
+        figsize=(4.4 * len(mixes) + 1.2, 0.6 * len(levels) * len(ratios) + 1.2 * len(ratios)),
     )
     image = None
     for i, ratio in enumerate(ratios):
@@ -163,15 +182,11 @@ def plot_regime_map(cells: pd.DataFrame, factor: str, path: str | Path) -> None:
             image = ax.imshow(grid.to_numpy(), cmap="RdYlGn_r", norm=norm, aspect="auto")
             for row in part.itertuples(index=False):
                 y, x = levels.index(getattr(row, factor)), loads.index(getattr(row, LOAD))
-                ax.text(
-                    x,
-                    y,
-                    f"{row.value:.2f}\n[{row.low:.2f}, {row.high:.2f}]",
-                    ha="center",
-                    va="center",
-                    fontsize=6.5,
-                    fontweight="bold" if row.verdict != "tie" else "normal",
-                )
+                bold = "bold" if row.verdict != "tie" else "normal"
+                ax.text(x, y - 0.12, f"{row.value:.2f}", ha="center", va="center",
+                        fontsize=8, fontweight=bold)  # fmt: skip
+                ax.text(x, y + 0.22, f"{_short(row.low)}–{_short(row.high)}", ha="center",
+                        va="center", fontsize=5.5)  # fmt: skip
             ax.set_xticks(range(len(loads)), [f"×{x:g}" for x in loads], fontsize=7)
             names = [f"{v:g}" if isinstance(v, float) else str(v) for v in levels]
             ax.set_yticks(range(len(levels)), names, fontsize=7)
@@ -185,8 +200,8 @@ def plot_regime_map(cells: pd.DataFrame, factor: str, path: str | Path) -> None:
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="ratio of mean average JCT")
     fig.suptitle(
-        f"Regime map: load × {_name(factor)} (ratio of seed means, 95% paired bootstrap CI; "
-        "bold: CI excludes 1)",
+        f"Regime map: load × {_name(factor)}; ratio of seed means (below 1: the first policy is "
+        "better), 95% paired bootstrap interval below it; bold: the interval excludes 1",
         fontsize=9,
     )
     for suffix in (".png", ".pdf"):

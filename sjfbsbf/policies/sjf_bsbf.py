@@ -86,6 +86,7 @@ class SjfBsbf:
         wait_aware: bool = False,
         sub_batch: str = "benefit",
         mix_idle: bool = True,
+        backfill_first: bool = False,
     ) -> None:
         if max_partners is not None and max_partners < 1:
             raise ValueError("max_partners must be at least 1")
@@ -97,6 +98,7 @@ class SjfBsbf:
         self.wait_aware = wait_aware
         self.sub_batch = sub_batch
         self.mix_idle = mix_idle
+        self.backfill_first = backfill_first
         self.round_solver: RoundSolver = GreedyRound()
         self.name = "sjf-bsbf"
         self._outcomes: Counter[str] = Counter()
@@ -141,7 +143,10 @@ class SjfBsbf:
     def _decide(self, view: ClusterView) -> Decision:
         board = Board.from_view(view)
         retunes = self.retunes_now(view, board) if self.retune else ()
-        score = self.round_solver.fill(view, board, sjf_order(view), self)
+        order = sjf_order(view)
+        if self.backfill_first:
+            order = [j for j in order if not self.start_alone(view, board, j)]
+        score = self.round_solver.fill(view, board, order, self)
         if score is not None:
             self.rounds.append((view.time, score))
         return Decision(tuple(board.starts), retunes=retunes)

@@ -1,11 +1,11 @@
 """``sjf-bsbf-plus``: our variant of SJF-BSBF, beyond the paper (docs/model.md §6.1).
 
-SJF-BSBF with two changes that measured better on the default workload and the testbed shape
-(docs/results.md): a sharing plan takes **host GPUs only** (never idle ones, which stay for the
-jobs behind it in SJF order), and the wait in the benefit estimate is **wait-aware** (until any
-G_a GPUs free up, not until this host ends). Everything else, the benefit estimate, the
-sub-batch choice and the threshold, is the paper's. The paper's policy stays as published under
-``sjf-bsbf``.
+SJF-BSBF whose decisions are **backfill first**: every pending job that fits on idle GPUs starts
+alone, in SJF order, before any sharing plan is made, so a plan mixes in only the idle GPUs no
+job could run alone on. The paper's greedy goes job by job, and a multi-GPU job that does not fit
+swallows idle GPUs into its share that the shorter-running jobs behind it would have used. The
+benefit estimate, the sub-batch choice, the threshold and SJF order are the paper's; the paper's
+policy stays as published under ``sjf-bsbf``.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from sjfbsbf.policies.sjf_bsbf import SjfBsbf
 
 
 class SjfBsbfPlus(SjfBsbf):
-    """SJF-BSBF with host-only sharing and the wait-aware waiting estimate.
+    """SJF-BSBF with backfill-first decisions (``backfill_first=True``, fixed).
 
     Parameters
     ----------
     threshold, max_partners, retune, sub_batch
-        As for :class:`~sjfbsbf.policies.sjf_bsbf.SjfBsbf`; ``wait_aware`` and ``mix_idle`` are
-        fixed (``True`` and ``False``): they are what makes this policy.
+        As for :class:`~sjfbsbf.policies.sjf_bsbf.SjfBsbf`; ``wait_aware`` and ``mix_idle`` keep
+        the paper's values (off, on) and ``backfill_first`` is on: that is what makes this policy.
     """
 
     def __init__(
@@ -34,8 +34,7 @@ class SjfBsbfPlus(SjfBsbf):
             threshold=threshold,
             max_partners=max_partners,
             retune=retune,
-            wait_aware=True,
             sub_batch=sub_batch,
-            mix_idle=False,
+            backfill_first=True,
         )
         self.name = "sjf-bsbf-plus"
