@@ -4,6 +4,8 @@ the maps and tables ``sjfbsbf figs`` draws for a regime sweep."""
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -182,3 +184,15 @@ def test_a_tiny_regime_sweep_drawn_by_figs(tmp_path: Path) -> None:
     assert text == regime_markdown(every)
     assert "### load × interference" in text and "### load × gpu mem gb" in text
     assert "sjf-bsbf-plus / sjf-bsbf" in text
+    script = Path(__file__).resolve().parents[2] / "paper_figs" / "fig_regime_map.py"
+    printed = subprocess.run(
+        [sys.executable, str(script), str(out), "--tables"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout  # fmt: skip
+    assert printed == text  # the thin script prints the same tables
+    png = tmp_path / "map.png"
+    subprocess.run(
+        [sys.executable, str(script), str(out), "--factor", "memory", "--out", str(png)],
+        capture_output=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert png.stat().st_size > 1000 and png.with_suffix(".pdf").stat().st_size > 1000
