@@ -2,7 +2,7 @@
 mix and ratio, and the tables of docs/results.md §6.
 
 Usage: ``python paper_figs/fig_regime_map.py results/regimes --factor interference
---out out/regimes-map-interference.png`` (a thin wrapper of
+--out out/regimes-map-interference.png [--ratio sjf-bsbf/tiresias]`` (a thin wrapper of
 :func:`sjfbsbf.experiments.regimes.plot_regime_map`; ``--tables`` prints the Markdown tables of
 :func:`sjfbsbf.experiments.regimes.regime_markdown` instead).
 """
@@ -10,6 +10,7 @@ Usage: ``python paper_figs/fig_regime_map.py results/regimes --factor interferen
 from __future__ import annotations
 
 import argparse
+import sys
 
 from common import read_results
 
@@ -23,13 +24,24 @@ def main() -> None:
     parser.add_argument("results", help="sweep output directory of experiments/regimes.toml")
     parser.add_argument("--factor", choices=sorted(FACTORS), default="interference")
     parser.add_argument("--out", default="out/regimes-map.png")
+    parser.add_argument(
+        "--ratio",
+        action="append",
+        default=[],
+        metavar="NUM/DEN",
+        help="draw only this ratio, e.g. sjf-bsbf/tiresias (repeatable; default: all)",
+    )
     parser.add_argument("--tables", action="store_true", help="print the tables instead")
     args = parser.parse_args()
     cells = sweep_cells(read_results(args.results))
     if args.tables:
         print(regime_markdown(cells), end="")
         return
-    plot_regime_map(cells, FACTORS[args.factor], args.out)
+    ratios = [" / ".join(part.strip() for part in r.split("/", 1)) for r in args.ratio]
+    try:
+        plot_regime_map(cells, FACTORS[args.factor], args.out, ratios=ratios)
+    except ValueError as exc:
+        sys.exit(str(exc))
     print(f"wrote {args.out} (and .pdf)")
 
 

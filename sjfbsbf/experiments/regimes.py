@@ -151,14 +151,23 @@ def _name(column: str) -> str:
     return column.split("_", 1)[1].replace("_", " ")
 
 
-def plot_regime_map(cells: pd.DataFrame, factor: str, path: str | Path) -> None:
+def plot_regime_map(
+    cells: pd.DataFrame, factor: str, path: str | Path, *, ratios: Sequence[str] = ()
+) -> None:
     """Heat maps of the map load × ``factor`` of ``cells`` (:func:`sweep_cells`): a row per
     ratio, a column per mix; each cell shows the ratio, green below 1 (the numerator is better),
-    with its interval; bold where the interval excludes 1. Writes ``path`` as PNG and PDF."""
+    with its interval; bold where the interval excludes 1. Writes ``path`` as PNG and PDF.
+    ``ratios`` (``"sjf-bsbf / tiresias"``, ...) keeps only those rows (default: every ratio).
+    """
     import matplotlib.pyplot as plt
     from matplotlib.colors import TwoSlopeNorm
 
     cells = map_cells(cells, factor)
+    if ratios:
+        unknown = sorted(set(ratios) - set(cells["ratio"]))
+        if unknown:
+            raise ValueError(f"no cells of ratio {', '.join(unknown)} in this sweep")
+        cells = cells[cells["ratio"].isin(ratios)]
     ratios = list(dict.fromkeys(cells["ratio"]))
     mixes = list(dict.fromkeys(sorted(cells[FACET], key=["light", "heavy", "full"].index)))
     loads = sorted(cells[LOAD].unique())

@@ -108,7 +108,10 @@ def markdown(frame: pd.DataFrame, index: bool = True, digits: int = 3) -> str:
             return f"{value:.{digits}f}" if abs(value) < 100 else f"{value:,.0f}"
         return str(value)
 
-    header = [str(c) for c in frame.columns]
+    header = [
+        ", ".join(str(part) for part in c if part != "") if isinstance(c, tuple) else str(c)
+        for c in frame.columns
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in frame.itertuples(index=False):
         lines.append("| " + " | ".join(cell(v) for v in row) + " |")

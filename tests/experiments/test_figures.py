@@ -90,3 +90,15 @@ def test_figs_refuses_missing_inputs_in_one_line(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, ["figs", "--gaps", str(tmp_path / "gap.txt")])
     assert done.exit_code == 1
     assert CliRunner().invoke(app, ["figs"]).exit_code == 2
+
+
+def test_markdown_names_grouped_columns_plainly() -> None:
+    """Two varying groups give tuple column names: the header joins their parts, no tuples."""
+    import pandas as pd
+
+    from sjfbsbf.experiments.tables import markdown
+
+    frame = pd.DataFrame({("label", ""): ["sjf"], (12.0, 30): [1709.0], (48.0, 61): [0.5]})
+    lines = markdown(frame, index=False).splitlines()
+    assert lines[0] == "| label | 12.0, 30 | 48.0, 61 |"
+    assert lines[2] == "| sjf | 1,709 | 0.500 |"
