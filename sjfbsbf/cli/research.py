@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sjfbsbf.cli.common import app, describe, fail, sim_options, stdout
+from sjfbsbf.cli.common import app, check_policies, describe, fail, sim_options, stdout
 from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
 from sjfbsbf.core.errors import InstanceError
 
@@ -322,11 +322,27 @@ def gap(
         typer.Option("--suite", metavar="DIR", help="Directory with instances and optima.json."),
     ] = Path("instances"),
     out: Annotated[Path | None, _OUT_OPTION] = None,
+    policies: Annotated[
+        str | None,
+        typer.Option(
+            "--policies",
+            metavar="A,B,...",
+            help="Comma-separated policy names.",
+            show_default="the six of the paper's comparison",
+        ),
+    ] = None,
 ) -> None:
     """Per instance and policy: the interval holding average JCT ÷ offline optimum − 1."""
     _check_out(out)
     from formulations.offline.suite import OPTIMA_FILE, load_suite
-    from sjfbsbf.experiments.gap import gap_summary, gap_table, write_gap_table
+    from sjfbsbf.experiments.gap import GAP_POLICIES, gap_summary, gap_table, write_gap_table
+
+    names = list(GAP_POLICIES)
+    if policies is not None:
+        names = list(dict.fromkeys(n.strip() for n in policies.split(",") if n.strip()))
+        if not names:
+            raise typer.BadParameter("no policy name given", param_hint="'--policies'")
+        check_policies(names, "--policies")
 
     if not (suite / OPTIMA_FILE).is_file():
         fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)
@@ -334,8 +350,8 @@ def gap(
         entries = load_suite(suite)
     except ValueError as exc:
         fail(str(exc), 1)
-    table = gap_table(entries)
-    summary = gap_summary(table)
+    table = gap_table(entries, names)
+    summary = gap_summary(table, names)
     console = stdout()
     for preemptive in (False, True):
         policies = list(summary.loc[summary["preemptive"] == preemptive, "policy"])

@@ -171,6 +171,21 @@ def test_cli_gap_out_round_trip(small_suite: Path, tmp_path: Path, suffix: str) 
     assert set(back["instance"]) == set(SMALL) and len(back) == 2 * 6
 
 
+def test_cli_gap_policies(small_suite: Path, tmp_path: Path) -> None:
+    """``--policies`` picks the rows (any registered policy, ours included); a bad name is
+    refused in one line."""
+    out = tmp_path / "gaps.csv"
+    args = ["gap", "--suite", str(small_suite), "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--policies", "sjf-bsbf-plus,sjf"])
+    assert result.exit_code == 0, result.output
+    back = _read(out)
+    assert back["policy"].tolist() == ["sjf-bsbf-plus", "sjf"] * len(SMALL)
+    expected = gap_table(load_suite(small_suite), ["sjf-bsbf-plus", "sjf"])
+    pd.testing.assert_frame_equal(back, expected, check_exact=False, rtol=1e-12)
+    bad = CliRunner().invoke(app, [*args, "--policies", "nope"])
+    assert bad.exit_code == 2 and "unknown policy 'nope'" in bad.output
+
+
 def test_cli_solve_out_round_trip(tmp_path: Path) -> None:
     """``solve --out``: the same columns, one row per policy, preemptive ones flagged."""
     path = tmp_path / "share.json"
