@@ -354,12 +354,12 @@ def gap(
     summary = gap_summary(table, names)
     console = stdout()
     for preemptive in (False, True):
-        policies = list(summary.loc[summary["preemptive"] == preemptive, "policy"])
-        if not policies:
+        shown = list(summary.loc[summary["preemptive"] == preemptive, "policy"])
+        if not shown:
             continue
         if preemptive:
             console.print(_PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
-        console.print(_suite_gap_table(table, summary, policies, suite, preemptive))
+        console.print(_suite_gap_table(table, summary, shown, suite, preemptive))
     proven = int((table.drop_duplicates("instance")["status"] == "optimal").sum())
     instances = table["instance"].nunique()
     console.print(
