@@ -42,10 +42,12 @@ RESAMPLES, CONFIDENCE, SEED = 2000, 0.95, 0
 
 
 def is_regime_sweep(table: pd.DataFrame) -> bool:
-    """Whether a sweep's table varies load, mix and at least one factor of a map."""
-    return all(c in table and table[c].nunique() > 1 for c in (LOAD, FACET)) and bool(
-        map_factors(table)
-    )
+    """Whether a sweep's table varies load, mix and at least one factor of a map, and ran both
+    policies of at least one ratio of :data:`MAP_RATIOS` (else there is no map to draw)."""
+    varies = all(c in table and table[c].nunique() > 1 for c in (LOAD, FACET))
+    labels = set(table["label"]) if "label" in table else set()
+    ratio = any(num in labels and den in labels for num, den in MAP_RATIOS)
+    return varies and ratio and bool(map_factors(table))
 
 
 def map_factors(table: pd.DataFrame) -> list[str]:
@@ -54,10 +56,14 @@ def map_factors(table: pd.DataFrame) -> list[str]:
 
 
 def default_plane(table: pd.DataFrame, keep: str | None = None) -> pd.DataFrame:
-    """The rows at the default value of every varied map factor except ``keep``."""
+    """The rows at the default value of every varied map factor except ``keep`` (its first
+    level if the sweep did not run the default)."""
     for column in map_factors(table):
         if column != keep:
-            table = table[table[column] == PLANE_DEFAULTS[column]]
+            value = PLANE_DEFAULTS[column]
+            if value not in set(table[column]):
+                value = _levels(table, column)[0]
+            table = table[table[column] == value]
     return table
 
 
@@ -126,9 +132,12 @@ def sweep_cells(table: pd.DataFrame, metric: str = "avg_jct") -> pd.DataFrame:
 
 def map_cells(cells: pd.DataFrame, factor: str) -> pd.DataFrame:
     """The cells (:func:`sweep_cells`) of the map load × ``factor``: every other map factor at
-    its default (:data:`PLANE_DEFAULTS`)."""
+    its default (:data:`PLANE_DEFAULTS`), or at its first level if the sweep did not run the
+    default."""
     for column, value in PLANE_DEFAULTS.items():
-        if column != factor and column in cells:
+        if column != factor and column in cells and len(cells):
+            if value not in set(cells[column]):
+                value = _levels(cells, column)[0]
             cells = cells[cells[column] == value]
     return cells
 

@@ -196,3 +196,34 @@ def test_a_tiny_regime_sweep_drawn_by_figs(tmp_path: Path) -> None:
         capture_output=True, check=True, timeout=120,
     )  # fmt: skip
     assert png.stat().st_size > 1000 and png.with_suffix(".pdf").stat().st_size > 1000
+
+
+def test_not_a_regime_sweep_without_a_ratio_of_the_map() -> None:
+    """A sweep that varies the factors but ran no pair of a map ratio gets no map (and no
+    error): the generic figures only."""
+    rows = [
+        {"wl_rate_factor": rf, "wl_mix": mix, "sim_interference": itf, "seed": 0,
+         "label": label, "avg_jct": 1.0}
+        for rf in (1.0, 2.0) for mix in ("light", "heavy") for itf in ("mps", "time-slicing")
+        for label in ("sjf", "fifo")
+    ]  # fmt: skip
+    table = pd.DataFrame(rows)
+    assert not is_regime_sweep(table)
+    assert is_regime_sweep(table.assign(label=table["label"].replace("fifo", "sjf-bsbf")))
+
+
+def test_planes_without_the_default_level_use_the_first_one() -> None:
+    """A sweep that never ran 12 GB or time slicing still gets both maps, at the first level."""
+    rows = [
+        {"wl_rate_factor": rf, "wl_mix": mix, "sim_interference": itf, "wl_gpu_mem_gb": mem,
+         "seed": seed, "label": label, "avg_jct": 100.0 + seed + (label == "sjf")}
+        for rf in (1.0, 2.0) for mix in ("light", "heavy") for itf in ("gavel-fitted", "mps")
+        for mem in (48.0, 24.0) for seed in (0, 1) for label in ("sjf", "sjf-bsbf")
+    ]  # fmt: skip
+    table = pd.DataFrame(rows)
+    plane = default_plane(table, keep="wl_gpu_mem_gb")
+    assert set(plane["sim_interference"]) == {"mps"}  # MPS-like comes first in LEVEL_ORDER
+    assert set(default_plane(table, keep="sim_interference")["wl_gpu_mem_gb"]) == {24.0}
+    cells = sweep_cells(table)
+    assert set(map_cells(cells, "sim_interference")["wl_gpu_mem_gb"]) == {24.0}
+    assert len(map_cells(cells, "wl_gpu_mem_gb")) == 2 * 2 * 2  # mixes × memory × loads
