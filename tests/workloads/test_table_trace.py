@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from sjfbsbf.core.errors import InstanceError
-from sjfbsbf.core.model import Cluster
+from sjfbsbf.core.model import Cluster, Instance
 from sjfbsbf.workloads.generators import offered_load
-from sjfbsbf.workloads.table_trace import read_trace_table
+from sjfbsbf.workloads.table_trace import TableTraceReport, read_trace_table
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "traces"
@@ -82,7 +82,9 @@ def test_other_suffixes_and_options_are_refused(tmp_path: Path) -> None:
 EIGHT = [(1, 600), (2, 300), (4, 1200), (1, 600), (8, 300), (2, 900), (1, 300), (4, 600)]
 
 
-def read_eight(options: TraceOptions | None = None, seed: int | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
+def read_eight(
+    options: TraceOptions | None = None, seed: int | None = None, **kwargs: Any
+) -> tuple[Instance, TableTraceReport]:
     rng = None if seed is None else np.random.default_rng(seed)
     return read_trace_table(DATA / "eight_jobs.csv", CLUSTER, options=options, rng=rng, **kwargs)
 
