@@ -15,20 +15,29 @@ import functools
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.instance_io import read_instance
-from sjfbsbf.core.model import MAX_GPU_MEM_GB, MAX_GPUS_PER_NODE, MAX_NODES, Cluster, Instance
-from sjfbsbf.workloads.datasets import (
-    DEFAULT_THROUGHPUTS,
-    data_ref_file,
-    is_data_ref,
-    resolve_data_path,
+from sjfbsbf.core.model import Cluster, Instance
+from sjfbsbf.experiments.sweep_params import (
+    CLUSTER_PARAMS,
+    Param,
+    ParamError,
+    data_file,
+    integer,
+    make_cluster,
+    number,
+    text,
 )
+from sjfbsbf.experiments.sweep_traces import (
+    TRACE_PARAMS,
+    build_trace,
+    check_trace_inputs,
+    check_trace_params,
+)
+from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
 from sjfbsbf.workloads.gavel_trace import read_gavel_trace
 from sjfbsbf.workloads.generators import (
@@ -44,105 +53,10 @@ from sjfbsbf.workloads.transform import random_window, slice_trace
 #: Most jobs a generated workload may have.
 MAX_GENERATED_JOBS = 10_000_000
 
-
-class ParamError(ValueError):
-    """A bad key of a sweep table: ``key`` and ``reason``."""
-
-    def __init__(self, key: str, reason: str) -> None:
-        super().__init__(f"{key}: {reason}")
-        self.key = key
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class Param:
-    """One key of a sweep table.
-
-    Parameters
-    ----------
-    check
-        Returns the canonical value, or raises :class:`ValueError` saying what is expected.
-    required
-        The key must be given.
-    default
-        Filled in when the key is absent (``None``: left absent).
-    is_file
-        The value is the path of a file the run reads.
-    """
-
-    check: Callable[[Any], Any]
-    required: bool = False
-    default: Any = None
-    is_file: bool = False
-
-
-def integer(low: int, high: int | None = None, *, choices: tuple[int, ...] = ()) -> Callable:
-    """Checker of an integer in ``[low, high]`` (or one of ``choices``)."""
-
-    def check(value: Any) -> int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"must be an integer, got {value!r}")
-        if choices and value not in choices:
-            raise ValueError(f"must be one of {', '.join(map(str, choices))}, got {value}")
-        if value < low or (high is not None and value > high):
-            bound = f"at least {low}" if high is None else f"between {low} and {high:,}"
-            raise ValueError(f"must be {bound}, got {value}")
-        return value
-
-    return check
-
-
-def number(low: float = 0.0, high: float = math.inf, *, strict: bool = True) -> Callable:
-    """Checker of a finite number ``> low`` (``strict``) or ``>= low``, at most ``high``."""
-
-    def check(value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"must be a number, got {value!r}")
-        if not math.isfinite(value) or value < low or (strict and value == low) or value > high:
-            bound = f"{'>' if strict else '>='} {low:g}" + (
-                f" and <= {high:g}" if math.isfinite(high) else ""
-            )
-            raise ValueError(f"must be a finite number {bound}, got {value!r}")
-        return float(value)
-
-    return check
-
-
-def text(*choices: str) -> Callable:
-    """Checker of a non-empty string (one of ``choices`` if given)."""
-
-    def check(value: Any) -> str:
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"must be a non-empty string, got {value!r}")
-        if choices and value not in choices:
-            raise ValueError(f"must be one of {', '.join(map(repr, choices))}, got {value!r}")
-        return value
-
-    return check
-
-
-def data_file(value: Any) -> str:
-    """Checker of a file: a non-empty path, or a reference to a registered dataset's file
-    (``data:NAME/FILE``; whether it is fetched is checked when a sweep hashes its inputs)."""
-    path = text()(value)
-    if is_data_ref(path):
-        try:
-            data_ref_file(path)
-        except InstanceError as exc:
-            raise ValueError(str(exc)) from None
-    return path
-
-
-_CLUSTER: dict[str, Param] = {
-    "nodes": Param(integer(1, MAX_NODES), default=4),
-    "gpus_per_node": Param(integer(1, MAX_GPUS_PER_NODE), default=8),
-    "gpu_mem_gb": Param(number(0.0, MAX_GPU_MEM_GB), default=12.0),
-}
-
 #: kind -> its parameters (besides ``kind``).
 WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
     "default": {
-        **_CLUSTER,
+        **CLUSTER_PARAMS,
         "n_jobs": Param(integer(1, MAX_GENERATED_JOBS), default=200),
         "load": Param(number(), default=0.8),
         "rate_factor": Param(number(), default=1.0),
@@ -150,7 +64,7 @@ WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
         "mix": Param(text(*MODEL_MIXES)),
     },
     "testbed": {
-        **_CLUSTER,
+        **CLUSTER_PARAMS,
         "n_jobs": Param(integer(1, choices=tuple(sorted(TESTBED_SHAPES))), default=30),
     },
     "gavel": {
@@ -161,10 +75,11 @@ WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
         # No default: absent is the whole trace (or its first N jobs), the seed picks nothing.
         "window": Param(integer(1)),
         "target_load": Param(number(), default=0.75),
-        "gpus_per_node": _CLUSTER["gpus_per_node"],
-        "gpu_mem_gb": _CLUSTER["gpu_mem_gb"],
+        "gpus_per_node": CLUSTER_PARAMS["gpus_per_node"],
+        "gpu_mem_gb": CLUSTER_PARAMS["gpu_mem_gb"],
     },
     "file": {"path": Param(data_file, required=True, is_file=True)},
+    **TRACE_PARAMS,  # table, philly-jobs, helios, pai (sjfbsbf.experiments.sweep_traces)
 }
 
 
@@ -184,18 +99,10 @@ def input_files(workload: Mapping[str, Any], sim: Mapping[str, Any]) -> tuple[st
 
 
 # -- builders -------------------------------------------------------------------------------------
-def _cluster(params: Mapping[str, Any], nodes: int | None = None) -> Cluster:
-    return Cluster(
-        nodes=params["nodes"] if nodes is None else nodes,
-        gpus_per_node=params["gpus_per_node"],
-        gpu_mem_gb=params["gpu_mem_gb"],
-    )
-
-
 def _default(params: Mapping[str, Any], seed: int) -> Instance:
     spec = WorkloadSpec(
         n_jobs=params["n_jobs"],
-        cluster=_cluster(params),
+        cluster=make_cluster(params),
         load=params["load"] * params["rate_factor"],
         models=MODEL_MIXES[params.get("mix", "full")],
     )
@@ -203,7 +110,9 @@ def _default(params: Mapping[str, Any], seed: int) -> Instance:
 
 
 def _testbed(params: Mapping[str, Any], seed: int) -> Instance:
-    return testbed_workload(params["n_jobs"], np.random.default_rng(seed), cluster=_cluster(params))
+    return testbed_workload(
+        params["n_jobs"], np.random.default_rng(seed), cluster=make_cluster(params)
+    )
 
 
 def _throughputs(ref: str) -> GavelThroughputs:
@@ -247,7 +156,7 @@ def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
 
     probe = load(Cluster(nodes=1024, gpus_per_node=per_node, gpu_mem_gb=params["gpu_mem_gb"]))
     nodes = max(1, math.ceil(offered_load(probe, per_node) / params["target_load"]))
-    return load(_cluster({**params, "nodes": nodes}))
+    return load(make_cluster({**params, "nodes": nodes}))
 
 
 def _check_window(window: int, jobs: int) -> None:
@@ -267,6 +176,8 @@ def check_inputs(workload: Mapping[str, Any], files: Mapping[str, str]) -> None:
     ParamError
         Naming the key.
     """
+    if workload["kind"] in TRACE_PARAMS:
+        check_trace_inputs(workload, files)
     if workload["kind"] == "gavel" and "window" in workload:
         _check_window(workload["window"], len(read_gavel_trace(files[workload["trace"]])))
 
@@ -281,6 +192,7 @@ WORKLOADS: dict[str, Callable[[Mapping[str, Any], int], Instance]] = {
     "testbed": _testbed,
     "file": _file,
     "gavel": _gavel,
+    **dict.fromkeys(TRACE_PARAMS, build_trace),
 }
 
 
@@ -319,6 +231,8 @@ def canonical_workload(workload: Mapping[str, Any]) -> dict[str, Any]:
             "'first' and 'window' exclude each other (the first N jobs, or N from a "
             "random start): give one",
         )
+    if kind in TRACE_PARAMS:
+        check_trace_params(out)
     return dict(sorted(out.items()))
 
 

@@ -3,62 +3,96 @@
 Columns (docs/model.md §8): ``submit_time`` (s, ≥ 0), ``num_gpus`` (integer ≥ 1), and either
 ``duration`` (s, > 0: a duration-only job) or ``model``, ``batch`` and ``iterations`` (a catalog
 job); a row gives one or the other, never both. Nothing else is accepted. Jobs keep their row
-number (0-based, in file order) as id; arrivals are shifted so the first submission is at 0.
-A job asking for more GPUs than the cluster has is capped to the cluster (default), dropped, or
-refused, as asked; the report counts them. Any bad value is refused in one line naming the file,
-the line (CSV; the header is line 1) or row (Parquet, from 1) and the field.
+number (0-based, in file order) as id. The rows then go through the steps every trace loader
+shares (:func:`~sjfbsbf.workloads.trace_window.build_instance`, with
+:class:`~sjfbsbf.workloads.trace_window.TraceOptions`): time window, random window of jobs,
+sample, oversize jobs capped to the cluster (default), dropped or refused, arrivals rebased so
+the first kept submission is at 0, target load. Any bad value is refused in one line naming the
+file, the line (CSV; the header is line 1) or row (Parquet, from 1) and the field.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
-from sjfbsbf.core.model import Cluster, Instance, Job
+from sjfbsbf.core.model import Cluster, Instance
+from sjfbsbf.workloads.trace_window import (
+    Oversize,
+    TraceJob,
+    TraceOptions,
+    TraceReport,
+    build_instance,
+)
 
-#: Columns every table has; the optional ones; how a job larger than the cluster is treated.
+#: Columns every table has; the optional ones.
 REQUIRED = ("submit_time", "num_gpus")
 OPTIONAL = ("duration", "model", "batch", "iterations")
-Oversize = Literal["cap", "drop", "refuse"]
 
 
 @dataclass(frozen=True, slots=True)
-class TableTraceReport:
-    """What reading a table did: rows read, jobs kept, and the job ids capped or dropped."""
+class TableTraceReport(TraceReport):
+    """What reading a table did: the shared :class:`~sjfbsbf.workloads.trace_window.TraceReport`
+    (``records`` rows read, ``jobs`` kept, ids ``capped`` or ``dropped``, window and sample
+    counts, time scale, offered load); a table skips no row (``skipped`` is empty)."""
 
-    source: str
-    rows: int
-    jobs: int
-    capped: tuple[int, ...]
-    dropped: tuple[int, ...]
+    @property
+    def rows(self) -> int:
+        """Rows read (``records``)."""
+        return self.records
 
 
 def read_trace_table(
     path: str | os.PathLike[str],
     cluster: Cluster,
     *,
-    oversize: Oversize = "cap",
+    oversize: Oversize | None = None,
     catalog: str = "default",
+    options: TraceOptions | None = None,
+    rng: np.random.Generator | None = None,
 ) -> tuple[Instance, TableTraceReport]:
     """Read a CSV (``.csv``) or Parquet (``.parquet``) trace table into an instance.
+
+    Parameters
+    ----------
+    path
+        The table.
+    cluster
+        The cluster to schedule on.
+    oversize
+        Shorthand for ``options.oversize``; when given it takes precedence over it (``None``:
+        the options' value, ``"cap"`` by default).
+    catalog
+        The model catalog of catalog jobs.
+    options
+        Time window, random window, sample, target load and oversize jobs
+        (:class:`~sjfbsbf.workloads.trace_window.TraceOptions`; default: every row, capped).
+    rng
+        Generator of the random window or sample; required when ``options.random``.
 
     Raises
     ------
     InstanceError
         One line naming the file, line/row and field: an unreadable file, a missing or unknown
         column, a bad value, a row with both or neither of ``duration`` and ``model``, an
-        unknown model, or (``oversize="refuse"``) a job larger than the cluster.
+        unknown model, or (``oversize="refuse"``) a kept job larger than the cluster; no job
+        left, or a target load that cannot be reached.
+    ValueError
+        A bad ``oversize``; random options without ``rng``.
     """
+    options = options or TraceOptions()
+    if oversize is not None:
+        options = replace(options, oversize=oversize)
+    if options.random and rng is None:
+        raise ValueError("window_jobs and sample draw random jobs: pass rng (a numpy Generator)")
     source = str(path)
     suffix = Path(path).suffix.lower()
-    if oversize not in ("cap", "drop", "refuse"):
-        raise ValueError(f"oversize must be 'cap', 'drop' or 'refuse', got {oversize!r}")
     if suffix == ".csv":
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
         where, first = "line", 2
@@ -77,10 +111,8 @@ def read_trace_table(
     for column in REQUIRED:
         if column not in columns:
             raise InstanceError("missing column", source=source, field=column)
-    jobs: list[Job] = []
-    capped: list[int] = []
-    dropped: list[int] = []
     records = frame.to_dict("records")
+    trace: list[TraceJob] = []
     for index, record in enumerate(records):
         line = f"{where} {index + first}"
         values = {c: str(record.get(c, "")).strip() for c in REQUIRED + OPTIONAL}
@@ -88,34 +120,21 @@ def read_trace_table(
         gpus = _integer(values, "num_gpus", source, line)
         if submit < 0:
             raise InstanceError("must be ≥ 0", source=source, row=line, field="submit_time")
-        if gpus > cluster.num_gpus:
-            if oversize == "refuse":
-                raise InstanceError(
-                    f"{gpus} GPUs, more than the cluster's {cluster.num_gpus} (read with "
-                    "oversize='cap' or 'drop')",
-                    source=source,
-                    row=line,
-                    field="num_gpus",
-                )
-            if oversize == "drop":
-                dropped.append(index)
-                continue
-            capped.append(index)
-            gpus = cluster.num_gpus
-        jobs.append(_job(index, submit, gpus, values, source, line))
-    if not jobs:
-        raise InstanceError("no job to schedule (empty table, or every job dropped)", source=source)
-    origin = min(j.arrival for j in jobs)
-    jobs = [
-        Job(j.id, j.arrival - origin, j.gpus, j.model, j.batch, j.iterations, j.duration)
-        for j in jobs
-    ]
-    try:
-        instance = Instance(cluster, tuple(jobs), catalog=catalog, name=Path(path).stem)
-    except InstanceError as exc:
-        raise exc.with_source(source) from None
-    report = TableTraceReport(source, len(records), len(jobs), tuple(capped), tuple(dropped))
-    return instance, report
+        trace.append(_job(index, submit, gpus, values, source, line))
+    instance, report = build_instance(
+        trace,
+        cluster,
+        source=source,
+        name=Path(path).stem,
+        records=len(records),
+        skipped={},
+        options=options,
+        rng=rng,
+        catalog=catalog,
+        row_of=lambda index: f"{where} {index + first}",
+        gpus_field="num_gpus",
+    )
+    return instance, TableTraceReport(**{f.name: getattr(report, f.name) for f in fields(report)})
 
 
 def _number(values: dict[str, str], field: str, source: str, line: str) -> float:
@@ -144,7 +163,7 @@ def _integer(values: dict[str, str], field: str, source: str, line: str) -> int:
 
 def _job(
     index: int, submit: float, gpus: int, values: dict[str, str], source: str, line: str
-) -> Job:
+) -> TraceJob:
     """A duration-only job, or a catalog job (model, batch, iterations): exactly one of them."""
     model = values["model"]
     catalog_fields = [f for f in ("model", "batch", "iterations") if values[f]]
@@ -159,7 +178,7 @@ def _job(
         duration = _number(values, "duration", source, line)
         if duration <= 0:
             raise InstanceError("must be > 0", source=source, row=line, field="duration")
-        return Job(index, submit, gpus, duration=duration)
+        return TraceJob(index, submit, gpus, duration)
     if not model:
         raise InstanceError(
             "give either duration or model, batch and iterations",
@@ -169,4 +188,4 @@ def _job(
         )
     batch = _integer(values, "batch", source, line)
     iterations = _integer(values, "iterations", source, line)
-    return Job(index, submit, gpus, model=model, batch=batch, iterations=iterations)
+    return TraceJob(index, submit, gpus, model=model, batch=batch, iterations=iterations)

@@ -22,7 +22,7 @@ Steps 2 and 3 draw from the :class:`numpy.random.Generator` given, and only from
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -38,12 +38,16 @@ Oversize = Literal["cap", "drop", "refuse"]
 
 @dataclass(frozen=True, slots=True)
 class TraceJob:
-    """One usable job of a trace: id, submission (s, on the trace's clock), GPUs, duration (s)."""
+    """One usable job of a trace: id, submission (s, on the trace's clock), GPUs, and either a
+    duration (s) or a catalog job's ``model``, ``batch`` and ``iterations`` (trace tables)."""
 
     id: int
     submit: float
     gpus: int
-    duration: float
+    duration: float | None = None
+    model: str | None = None
+    batch: int | None = None
+    iterations: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +160,9 @@ def build_instance(
     skipped: Mapping[str, Sequence[int]],
     options: TraceOptions | None = None,
     rng: np.random.Generator | None = None,
+    catalog: str = "default",
+    row_of: Callable[[int], int | str] | None = None,
+    gpus_field: str = "gpus",
 ) -> tuple[Instance, TraceReport]:
     """Apply ``options`` to the parsed jobs of a trace and build the instance (module docstring).
 
@@ -173,6 +180,10 @@ def build_instance(
         What to keep (default: everything, oversize jobs capped).
     rng
         The generator of every random choice; required if ``options.random``.
+    catalog
+        The instance's model catalog (for catalog jobs).
+    row_of, gpus_field
+        How messages name a job's record (default: ``job ID``) and its GPU field.
 
     Raises
     ------
@@ -216,8 +227,8 @@ def build_instance(
                     f"{job.gpus} GPUs, more than the cluster's {cluster.num_gpus} (load with "
                     "oversize='cap' or 'drop')",
                     source=source,
-                    row=job.id,
-                    field="gpus",
+                    row=job.id if row_of is None else row_of(job.id),
+                    field=gpus_field,
                 )
             if options.oversize == "drop":
                 dropped.append(job.id)
@@ -231,10 +242,19 @@ def build_instance(
         )
     origin = fitting[0].submit
     built = tuple(
-        Job(j.id, float(j.submit - origin), j.gpus, duration=float(j.duration)) for j in fitting
+        Job(
+            j.id,
+            float(j.submit - origin),
+            j.gpus,
+            j.model,
+            j.batch,
+            j.iterations,
+            None if j.duration is None else float(j.duration),
+        )
+        for j in fitting
     )
     try:
-        instance = Instance(cluster, built, name=name)
+        instance = Instance(cluster, built, catalog=catalog, name=name)
     except InstanceError as exc:
         raise exc.with_source(source) from None
     scale = 1.0

@@ -4,13 +4,17 @@ tests/data/traces, read into instances or refused in one line naming file, line 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from sjfbsbf.core.errors import InstanceError
-from sjfbsbf.core.model import Cluster
-from sjfbsbf.workloads.table_trace import read_trace_table
+from sjfbsbf.core.model import Cluster, Instance
+from sjfbsbf.workloads.generators import offered_load
+from sjfbsbf.workloads.table_trace import TableTraceReport, read_trace_table
+from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "traces"
 CLUSTER = Cluster(nodes=1, gpus_per_node=8, gpu_mem_gb=12.0)
@@ -71,3 +75,76 @@ def test_other_suffixes_and_options_are_refused(tmp_path: Path) -> None:
         read_trace_table(tmp_path / "trace.tsv", CLUSTER)
     with pytest.raises(ValueError, match="oversize"):
         read_trace_table(DATA / "good.csv", CLUSTER, oversize="shrink")  # type: ignore[arg-type]
+
+
+# -- the options every trace loader shares (TraceOptions), on eight_jobs.csv ----------------------
+#: eight_jobs.csv, one row per 300 s: (GPUs, duration); exclusive GPU-time 13,500 GPU·s.
+EIGHT = [(1, 600), (2, 300), (4, 1200), (1, 600), (8, 300), (2, 900), (1, 300), (4, 600)]
+
+
+def read_eight(
+    options: TraceOptions | None = None, seed: int | None = None, **kwargs: Any
+) -> tuple[Instance, TableTraceReport]:
+    rng = None if seed is None else np.random.default_rng(seed)
+    return read_trace_table(DATA / "eight_jobs.csv", CLUSTER, options=options, rng=rng, **kwargs)
+
+
+def test_a_time_window_keeps_the_jobs_submitted_in_it_rebased() -> None:
+    """[600, 1500) s after the first submission: rows 2, 3, 4 (600, 900, 1200 s) -> 0, 300, 600."""
+    instance, report = read_eight(TraceOptions(start=600, end=1500))
+    assert [(j.id, j.arrival) for j in instance.jobs] == [(2, 0.0), (3, 300.0), (4, 600.0)]
+    assert (report.rows, report.records, report.usable, report.outside_window) == (8, 8, 8, 5)
+    assert report.jobs == 3 and report.skipped == {} and isinstance(report, TraceReport)
+
+
+def test_a_random_window_and_a_sample_follow_the_seed() -> None:
+    window, report = read_eight(TraceOptions(window_jobs=3), seed=1)
+    first = int(np.random.default_rng(1).integers(0, 8 - 3 + 1))  # 2
+    assert [j.id for j in window.jobs] == [first, first + 1, first + 2] == [2, 3, 4]
+    assert report.outside_window == 5
+    sampled, report = read_eight(TraceOptions(sample=3), seed=0)
+    assert [j.id for j in sampled.jobs] == [4, 5, 7]  # sorted rng(0).choice(8, 3)
+    assert report.not_sampled == 5 and sampled.jobs[0].arrival == 0.0
+    again, _ = read_eight(TraceOptions(sample=3), seed=0)
+    other, _ = read_eight(TraceOptions(sample=3), seed=1)
+    assert again.jobs == sampled.jobs and [j.id for j in other.jobs] == [2, 3, 6]
+    half, _ = read_eight(TraceOptions(sample=0.375), seed=0)  # round(0.375 × 8) = 3 jobs
+    assert half.jobs == sampled.jobs
+    with pytest.raises(ValueError, match="pass rng"):
+        read_eight(TraceOptions(sample=3))
+
+
+def test_target_load_rescales_arrivals_to_exactly_that_load() -> None:
+    """13,500 GPU·s over 8 GPUs × 2,100 s: load 0.80357...; at 0.5 the arrivals stretch by
+    0.80357.../0.5; catalog jobs (good.csv) reach the target as well."""
+    instance, report = read_eight()
+    gpu_time = sum(g * d for g, d in EIGHT)
+    assert gpu_time == 13_500 and report.offered_load == pytest.approx(13_500 / (8 * 2100))
+    scaled, report = read_eight(TraceOptions(target_load=0.5))
+    assert offered_load(scaled) == pytest.approx(0.5, rel=1e-12)
+    assert report.time_scale == pytest.approx(13_500 / (8 * 2100) / 0.5, rel=1e-12)
+    assert [j.arrival for j in scaled.jobs] == pytest.approx(
+        [300 * i * report.time_scale for i in range(8)], rel=1e-12
+    )
+    assert [j.duration for j in scaled.jobs] == [j.duration for j in instance.jobs]
+    catalog, _ = read_trace_table(DATA / "good.csv", CLUSTER, options=TraceOptions(target_load=2))
+    assert offered_load(catalog) == pytest.approx(2.0, rel=1e-12)
+
+
+def test_the_oversize_argument_takes_precedence_over_the_options() -> None:
+    """good.csv's 16-GPU job (line 4): options say drop, the argument says cap."""
+    _, report = read_trace_table(DATA / "good.csv", CLUSTER, options=TraceOptions(oversize="drop"))
+    assert report.dropped == (2,)
+    _, report = read_trace_table(
+        DATA / "good.csv", CLUSTER, oversize="cap", options=TraceOptions(oversize="drop")
+    )
+    assert report.capped == (2,) and report.dropped == ()
+    with pytest.raises(InstanceError, match=r"line 4, field 'num_gpus': 16 GPUs"):
+        read_trace_table(DATA / "good.csv", CLUSTER, options=TraceOptions(oversize="refuse"))
+    # a window without the big job is not refused
+    instance, _ = read_trace_table(
+        DATA / "good.csv", CLUSTER, options=TraceOptions(end=60, oversize="refuse")
+    )
+    assert [j.id for j in instance.jobs] == [1]
+    with pytest.raises(InstanceError, match="no job left"):
+        read_eight(TraceOptions(start=5000))
