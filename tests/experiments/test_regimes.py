@@ -227,3 +227,33 @@ def test_planes_without_the_default_level_use_the_first_one() -> None:
     cells = sweep_cells(table)
     assert set(map_cells(cells, "sim_interference")["wl_gpu_mem_gb"]) == {24.0}
     assert len(map_cells(cells, "wl_gpu_mem_gb")) == 2 * 2 * 2  # mixes × memory × loads
+
+
+def test_identical_policies_tie_exactly() -> None:
+    """Equal on every seed: the ratio is 1 with a zero-width interval, which is a tie (the
+    interval must exclude 1 to be better or worse); ratios equal on every seed but not exact in
+    floating point come back as that ratio, both ends, to the last bit."""
+    den = np.array([100.0, 250.0, 400.0, 900.0])
+    assert ratio_ci(den, den) == (1.0, 1.0, 1.0)
+    cells = regime_cells(table_of({"full": 1.0}).assign(avg_jct=1000.0), "sjf-bsbf",
+                         "tiresias", ["wl_mix"])  # fmt: skip
+    assert cells["verdict"].tolist() == ["tie"]
+    num = den * 0.3
+    ratio = float(num.mean() / den.mean())
+    assert ratio_ci(num, den) == (ratio, ratio, ratio)
+
+
+def test_a_seed_missing_one_policy_is_left_out_of_its_cell() -> None:
+    table = table_of({"light": 0.8})
+    table = table[~((table["seed"] == 2) & (table["label"] == "sjf-bsbf"))]
+    cells = regime_cells(table, "sjf-bsbf", "tiresias", ["wl_mix"])
+    assert cells["seeds"].tolist() == [5]
+    assert cells["value"].tolist() == [pytest.approx(0.8)]
+
+
+def test_the_count_table_names_best_and_worst() -> None:
+    cells = regime_cells(
+        table_of({"light": 0.8, "heavy": 1.2, "full": 1.0}), "sjf-bsbf", "tiresias", ["wl_mix"]
+    )
+    last = regime_markdown(cells).strip().splitlines()[-1]
+    assert last == "| sjf-bsbf / tiresias | 3 | 1 | 1 | 1 | 0.800 | 1.200 |"
