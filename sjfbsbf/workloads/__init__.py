@@ -16,6 +16,7 @@ from sjfbsbf.workloads.generators import (
     generate,
     testbed_workload,
 )
+from sjfbsbf.workloads.gavel_options import load_gavel_trace_with
 from sjfbsbf.workloads.helios import load_helios_log
 from sjfbsbf.workloads.pai import load_pai_trace
 from sjfbsbf.workloads.philly_log import load_philly_job_log
@@ -36,6 +37,7 @@ __all__ = [
     "generate",
     "load_gavel_trace",
     "load_gavel_trace_report",
+    "load_gavel_trace_with",
     "load_helios_log",
     "load_pai_trace",
     "load_philly_job_log",
