@@ -9,6 +9,7 @@ from sjfbsbf.workloads.gavel import (
     load_throughputs,
     slice_trace,
 )
+from sjfbsbf.workloads.gavel_options import load_gavel_trace_with
 from sjfbsbf.workloads.generators import (
     PHILLY_GPU_MIX,
     WorkloadSpec,
@@ -16,7 +17,6 @@ from sjfbsbf.workloads.generators import (
     generate,
     testbed_workload,
 )
-from sjfbsbf.workloads.gavel_options import load_gavel_trace_with
 from sjfbsbf.workloads.helios import load_helios_log
 from sjfbsbf.workloads.pai import load_pai_trace
 from sjfbsbf.workloads.philly_log import load_philly_job_log
