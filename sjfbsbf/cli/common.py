@@ -255,6 +255,15 @@ def check_policies(names: list[str], option: str) -> list[str]:
     return names
 
 
+def policy_list(text: str, option: str = "--policies") -> list[str]:
+    """The policy names of a comma-separated option value (repeats dropped, order kept), each
+    checked by :func:`check_policies`; fails on an empty list."""
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names:
+        raise typer.BadParameter("no policy name given", param_hint=f"'{option}'")
+    return check_policies(names, option)
+
+
 def stdout() -> Console:
     from rich.console import Console
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sjfbsbf.cli.common import app, check_policies, describe, fail, sim_options, stdout
+from sjfbsbf.cli.common import app, describe, fail, policy_list, sim_options, stdout
 from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
 from sjfbsbf.core.errors import InstanceError
 
@@ -339,10 +339,7 @@ def gap(
 
     names = list(GAP_POLICIES)
     if policies is not None:
-        names = list(dict.fromkeys(n.strip() for n in policies.split(",") if n.strip()))
-        if not names:
-            raise typer.BadParameter("no policy name given", param_hint="'--policies'")
-        check_policies(names, "--policies")
+        names = policy_list(policies)
 
     if not (suite / OPTIMA_FILE).is_file():
         fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)

@@ -30,6 +30,7 @@ from sjfbsbf.cli.common import (
     app,
     check_policies,
     describe,
+    policy_list,
     policy_options,
     progress_bar,
     registered_policies,
@@ -196,10 +197,7 @@ def compare(
         registered_policies()  # a broken plugin set fails here, in one line
         names = policy_names(defaults_only=True)
     else:
-        names = list(dict.fromkeys(n.strip() for n in policies.split(",") if n.strip()))
-        if not names:
-            raise typer.BadParameter("no policy name given", param_hint="'--policies'")
-        check_policies(names, "--policies")
+        names = policy_list(policies)
     chosen = policy_options(names, option)
     if instance_path is not None and seed is not None:
         raise typer.BadParameter(

@@ -66,7 +66,6 @@ def load_gavel_trace_with(
     full, loaded = load_gavel_trace_report(
         path, throughputs, cluster=read_on, gpu_type=gpu_type, mode=mode
     )
-    lines = {i: row.line for i, row in enumerate(read_gavel_trace(path))}
     trace = [
         TraceJob(j.id, j.arrival, j.gpus, j.duration, j.model, j.batch, j.iterations)
         for j in full.jobs
@@ -76,12 +75,13 @@ def load_gavel_trace_with(
         cluster,
         source=str(path),
         name=full.name or "gavel",
-        records=len(lines),
+        records=len(full.jobs),
         skipped={},
         options=options,
         rng=rng,
         catalog=full.catalog,
-        row_of=lambda job_id: f"line {lines[job_id]}",
+        # Only a refusal names a line: the trace is parsed again then, not on every load.
+        row_of=lambda job_id: f"line {read_gavel_trace(path)[job_id].line}",
         gpus_field="num_gpus",
     )
     kept = {j.id for j in instance.jobs}  # capped by the Gavel loader (oversize "cap")

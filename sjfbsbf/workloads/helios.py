@@ -20,8 +20,8 @@ import numpy as np
 
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.model import Cluster, Instance
-from sjfbsbf.workloads.trace_csv import numbers, read_table, timestamps
-from sjfbsbf.workloads.trace_window import TraceJob, TraceOptions, TraceReport, build_instance
+from sjfbsbf.workloads.trace_csv import numbers, read_table, screen_rows, timestamps
+from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport, build_instance
 
 #: The columns of ``cluster_log.csv`` (README of HeliosData).
 COLUMNS = (
@@ -105,17 +105,7 @@ def load_helios_log(
         gpus == 0,
         ~(duration > 0),
     ]
-    reason = np.full(len(frame), -1)
-    for number, rule in reversed(list(enumerate(rules))):
-        reason[rule] = number
-    trace = [
-        TraceJob(int(i), float(submit[i]), int(gpus[i]), float(duration[i]))
-        for i in np.flatnonzero(reason < 0)
-    ]
-    skipped = {
-        name: [int(i) for i in np.flatnonzero(reason == number)]
-        for number, name in enumerate(SKIP_REASONS)
-    }
+    trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration)
     name = "helios" if helios_cluster is None else f"helios-{helios_cluster}"
     if vc is not None:
         name = f"{name}-{vc}"

@@ -23,8 +23,8 @@ import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.model import Cluster, Instance
-from sjfbsbf.workloads.trace_csv import numbers, read_table
-from sjfbsbf.workloads.trace_window import TraceJob, TraceOptions, TraceReport, build_instance
+from sjfbsbf.workloads.trace_csv import numbers, read_table, screen_rows
+from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport, build_instance
 
 #: Columns of the job table (``pai_job_table.header``).
 JOB_COLUMNS = ("job_name", "inst_id", "user", "status", "start_time", "end_time")
@@ -110,17 +110,7 @@ def load_pai_trace(
         ~(gpus >= 1),
         ~(duration > 0),
     ]
-    reason = np.full(len(jobs), -1)
-    for number, rule in reversed(list(enumerate(rules))):
-        reason[rule] = number
-    trace = [
-        TraceJob(int(i), float(submit[i]), int(gpus[i]), float(duration[i]))
-        for i in np.flatnonzero(reason < 0)
-    ]
-    skipped = {
-        name: [int(i) for i in np.flatnonzero(reason == number)]
-        for number, name in enumerate(SKIP_REASONS)
-    }
+    trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration)
     return build_instance(
         trace,
         cluster,

@@ -15,6 +15,7 @@ import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.workloads.archive import open_member
+from sjfbsbf.workloads.trace_window import TraceJob
 
 
 def read_table(
@@ -125,3 +126,41 @@ def timestamps(frame: pd.DataFrame, column: str, source: str, first: int) -> np.
         )
     seconds = (parsed - pd.Timestamp(0)).dt.total_seconds()
     return seconds.to_numpy(float)
+
+
+def screen_rows(
+    rules: Sequence[np.ndarray],
+    reasons: Sequence[str],
+    submit: np.ndarray,
+    gpus: np.ndarray,
+    duration: np.ndarray,
+) -> tuple[list[TraceJob], dict[str, list[int]]]:
+    """Split a table's rows into usable jobs and skipped rows, by the first rule that applies.
+
+    Parameters
+    ----------
+    rules
+        One boolean array per skip reason (``True``: the row is skipped for it), in the order of
+        ``reasons``; a row skipped by several counts under the first.
+    reasons
+        The names of the reasons, as the report lists them.
+    submit, gpus, duration
+        Per row: submission (s), GPUs and duration (s) of the job it would give.
+
+    Returns
+    -------
+    tuple
+        The usable rows as :class:`TraceJob` (id = row index) and, per reason, the skipped rows.
+    """
+    reason = np.full(len(submit), -1)
+    for number, rule in reversed(list(enumerate(rules))):
+        reason[rule] = number
+    trace = [
+        TraceJob(int(i), float(submit[i]), int(gpus[i]), float(duration[i]))
+        for i in np.flatnonzero(reason < 0)
+    ]
+    skipped = {
+        name: [int(i) for i in np.flatnonzero(reason == number)]
+        for number, name in enumerate(reasons)
+    }
+    return trace, skipped
