@@ -20,6 +20,7 @@ import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path
 from sjfbsbf.experiments.tables import markdown
+from sjfbsbf.workloads.generators import MODEL_MIXES
 
 #: The ratios of the map: (numerator, denominator); below 1 the numerator is better.
 MAP_RATIOS: tuple[tuple[str, str], ...] = (
@@ -178,7 +179,7 @@ def plot_regime_map(
             raise ValueError(f"no cells of ratio {', '.join(unknown)} in this sweep")
         cells = cells[cells["ratio"].isin(ratios)]
     ratios = list(dict.fromkeys(cells["ratio"]))
-    mixes = list(dict.fromkeys(sorted(cells[FACET], key=["light", "heavy", "full"].index)))
+    mixes = [mix for mix in MODEL_MIXES if mix in set(cells[FACET])]
     loads = sorted(cells[LOAD].unique())
     levels = _levels(cells, factor)
     norm = TwoSlopeNorm(vmin=0.5, vcenter=1.0, vmax=1.5)
@@ -198,13 +199,13 @@ def plot_regime_map(
                 index=levels, columns=loads
             )
             image = ax.imshow(grid.to_numpy(), cmap="RdYlGn_r", norm=norm, aspect="auto")
-            for row in part.itertuples(index=False):
-                y, x = levels.index(getattr(row, factor)), loads.index(getattr(row, LOAD))
-                bold = "bold" if row.verdict != "tie" else "normal"
-                ax.text(x, y - 0.12, f"{row.value:.2f}", ha="center", va="center",
+            for row in part.to_dict("records"):
+                y, x = levels.index(row[factor]), loads.index(row[LOAD])
+                bold = "bold" if row["verdict"] != "tie" else "normal"
+                interval = f"{_short(row['low'])}–{_short(row['high'])}"
+                ax.text(x, y - 0.12, f"{row['value']:.2f}", ha="center", va="center",
                         fontsize=8, fontweight=bold)  # fmt: skip
-                ax.text(x, y + 0.22, f"{_short(row.low)}–{_short(row.high)}", ha="center",
-                        va="center", fontsize=5.5)  # fmt: skip
+                ax.text(x, y + 0.22, interval, ha="center", va="center", fontsize=5.5)
             ax.set_xticks(range(len(loads)), [f"×{x:g}" for x in loads], fontsize=7)
             names = [f"{v:g}" if isinstance(v, float) else str(v) for v in levels]
             ax.set_yticks(range(len(levels)), names, fontsize=7)
@@ -246,6 +247,16 @@ def regime_markdown(cells: pd.DataFrame) -> str:
             ).pivot(index=factor, columns=LOAD, values="cell")
             shown.columns = [f"×{c:g}" for c in shown.columns]
             parts.append(f"{ratio}, mix {mix}:\n\n{markdown(shown)}\n")
+    parts.append(
+        "Every cell of the sweep (better / worse: the 95% interval excludes 1):\n\n"
+        + markdown(verdict_counts(cells), index=False)
+    )
+    return "\n".join(parts) + "\n"
+
+
+def verdict_counts(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per ratio of ``cells`` (:func:`regime_cells` rows): how many cells, how many better / tied
+    / worse, and the smallest and largest ratio."""
     counts = []
     for ratio, rows in cells.groupby("ratio", sort=False):
         tally = rows["verdict"].value_counts()
@@ -260,8 +271,4 @@ def regime_markdown(cells: pd.DataFrame) -> str:
                 "worst": rows["value"].max(),
             }
         )
-    parts.append(
-        "Every cell of the sweep (better / worse: the 95% interval excludes 1):\n\n"
-        + markdown(pd.DataFrame(counts), index=False)
-    )
-    return "\n".join(parts) + "\n"
+    return pd.DataFrame(counts)
