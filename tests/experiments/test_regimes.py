@@ -257,3 +257,32 @@ def test_the_count_table_names_best_and_worst() -> None:
     )
     last = regime_markdown(cells).strip().splitlines()[-1]
     assert last == "| sjf-bsbf / tiresias | 3 | 1 | 1 | 1 | 0.800 | 1.200 |"
+
+
+def test_variant_screen_script(tmp_path: Path) -> None:
+    """experiments/screen_variants.py counts each variant's cells against sjf-bsbf per seed set
+    (the numbers of docs/model.md §6.1), from a results folder alone."""
+    rows = []
+    for seed in range(20):
+        for mix in ("light", "heavy"):
+            base = 1000.0 * (1 + seed)
+            rows += [
+                {"seed": seed, "wl_mix": mix, "sim_interference": "mps", "wl_gpu_mem_gb": 12.0,
+                 "wl_rate_factor": 1.0, "label": label, "avg_jct": base * factor}
+                for label, factor in (("sjf-bsbf", 1.0), ("sjf-bsbf/backfill-first", 0.9),
+                                      ("sjf-bsbf/no-idle-mix", 1.1 if mix == "light" else 1.0))
+            ]  # fmt: skip
+    results = tmp_path / "variants"
+    results.mkdir()
+    pd.DataFrame(rows).to_parquet(results / "results.parquet")
+    script = Path(__file__).resolve().parents[2] / "experiments" / "screen_variants.py"
+    printed = subprocess.run(
+        [sys.executable, str(script), str(results)], capture_output=True, text=True, check=True,
+        timeout=120,
+    ).stdout  # fmt: skip
+    assert printed.count("| sjf-bsbf/backfill-first / sjf-bsbf | 2 | 2 | 0 | 0 | 0.900 |") == 2
+    assert printed.count("| sjf-bsbf/no-idle-mix / sjf-bsbf | 2 | 0 | 1 | 1 | 1.000 |") == 2
+    assert (
+        "seeds 10-19 (fresh)" in printed
+        and "| sjf-bsbf/no-idle-mix / sjf-bsbf | light |" in printed
+    )
