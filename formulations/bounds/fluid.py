@@ -5,8 +5,10 @@ is not solved above 1,500 binaries (about 12 jobs on 8 GPUs). The fluid bound dr
 each job's work (in fastest-alone slots, w_j = W_j / top_j) is spread over the slots of its
 window at a rate of at most one; a job holds its GPUs for a share f_jt of a slot, over a
 convex combination of whole intervals of m_j..n_j slots; a GPU is charged one per job holding
-it, less one per GPU two jobs share (each GPU holds at most two jobs); a job sharing h_jkt of
-its G_j GPUs with k loses (1 − pace of j beside k) · h_jkt / G_j of its slot's work. The
+it, less one per GPU two jobs share (each GPU holds at most two jobs); the GPUs j and k share
+are split over the vertices n of the pair's pace hull (the paces the two can have *together*,
+one option combination at a time, :func:`formulations.bounds.relaxation.pace_hull`), and j
+loses (1 − its pace at vertex n) · h_jktn / G_j of its slot's work. The
 objective takes the larger of two completion bounds: the mean-busy-time bound (a job whose work
 runs at a rate ≤ 1 completes ≥ w_j / 2 after the mean time of its work, and work x in slot t
 has its mean ≥ t + x / 2, a convex term bounded by tangents) and the intervals' (an interval
@@ -24,7 +26,7 @@ from typing import Any
 
 import pulp
 
-from formulations.bounds.relaxation import RelaxationBound, pair_paces
+from formulations.bounds.relaxation import RelaxationBound, pace_hull
 from formulations.engines import EngineOptions
 from formulations.engines import milp as engine
 from formulations.offline.data import OfflineData
@@ -35,8 +37,8 @@ from formulations.result import SolveStatus
 TANGENTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Wall-clock guard of the LP (s); the LP of 50 jobs on 8 GPUs solves in seconds.
 WALL_GUARD_S = 120.0
-#: Largest LP solved, in estimated variables (50 jobs on 8 GPUs: about 185,000).
-MAX_VARIABLES = 400_000
+#: Largest LP solved, in estimated variables (50 jobs on 8 GPUs: about 400,000–700,000).
+MAX_VARIABLES = 800_000
 #: ``RelaxationBound.limit`` of an LP too large to solve (:data:`MAX_VARIABLES`).
 SIZE_LIMIT = "size"
 
@@ -48,7 +50,9 @@ def fluid_size(data: OfflineData) -> int:
     intervals = sum(
         len(job.start_slots) * max(1, longest[i] - least[i] + 1) for i, job in enumerate(data.jobs)
     )
-    pair_slots = sum(len(pair.overlap) for pair in data.pairs if pair.any_fit)
+    pair_slots = sum(
+        len(pair.overlap) * len(pace_hull(data, pair)) for pair in data.pairs if pair.any_fit
+    )
     return intervals + 3 * sum(len(job.slots) for job in data.jobs) + pair_slots
 
 
@@ -75,8 +79,9 @@ def build_fluid(
     """The fluid LP as a PuLP model (objective: average JCT, s) and its variables.
 
     Variables per job j and slot t of its window: x_jt ∈ [0, 1] work (fastest-alone slots),
-    f_jt ∈ [0, 1] the share of the slot j holds its GPUs, h_jt ∈ [0, G_j] its GPU-slots shared
-    (only where a partner is present), q_jt ≥ x_jt² / 2 by tangents, and C_j its completion
+    f_jt ∈ [0, 1] the share of the slot j holds its GPUs, per pair that fits and hull vertex n
+    h_jktn ≥ 0 the GPUs j and k share at those paces (Σ_n h_jktn ≤ min(G_j, G_k)),
+    q_jt ≥ x_jt² / 2 by tangents, and C_j its completion
     (slots). With ``intervals``, also z_jsT ∈ [0, 1]: j holds its GPUs over slots s..s+T−1,
     m_j ≤ T ≤ n_j; then f_jt = Σ_{s ≤ t < s+T} z_jsT and C_j ≥ Σ z_jsT (s + max(T − 1, w_j)).
     """
@@ -84,11 +89,10 @@ def build_fluid(
     n_gpus = len(data.gpus)
     cont = pulp.LpContinuous
     new = prob.add_variable
-    beside = pair_paces(data)  # (j, k) -> pace of j beside k, for pairs that fit
     longest = longest_slots(data)
     x: dict[tuple[int, int], Any] = {}
     held: dict[tuple[int, int], Any] = {}
-    shared: dict[tuple[int, int, int], Any] = {}
+    shared: dict[tuple[int, int, int, int], Any] = {}
     spread: dict[tuple[int, int], Any] = {}
     hold: dict[tuple[int, int, int], Any] = {}
     finish: dict[int, Any] = {}
@@ -103,17 +107,23 @@ def build_fluid(
             for s in job.start_slots:
                 for length in range(least, min(longest[i], job.last_end - s + 1) + 1):
                     hold[i, s, length] = new(f"z_{i}_{s}_{length}", 0, 1, cont)
-    sharing: dict[tuple[int, int], list[tuple[int, Any]]] = {}  # (j, t) -> [(k, h_jkt)]
+    sharing: dict[tuple[int, int], list[tuple[float, Any]]] = {}  # (j, t) -> [(pace, h_jktn)]
     for pair in data.pairs:
         if not pair.any_fit:
             continue
         i, k = pair.first, pair.second
         both = min(data.jobs[i].gpus, data.jobs[k].gpus)
+        hull = pace_hull(data, pair)  # the paces they can have together, option by option
         for t in pair.overlap:
             if (i, t) in x and (k, t) in x:
-                var = shared[i, k, t] = new(f"h_{i}_{k}_{t}", 0, both, cont)
-                sharing.setdefault((i, t), []).append((k, var))
-                sharing.setdefault((k, t), []).append((i, var))
+                parts = []
+                for n, (pace_i, pace_k) in enumerate(hull):
+                    part = shared[i, k, t, n] = new(f"h_{i}_{k}_{t}_{n}", 0, both, cont)
+                    sharing.setdefault((i, t), []).append((pace_i, part))
+                    sharing.setdefault((k, t), []).append((pace_k, part))
+                    parts.append(part)
+                if len(parts) > 1:
+                    prob += pulp.lpSum(parts) <= both, f"h_{i}_{k}_{t}"
     intervals_of: dict[int, list[tuple[int, int, Any]]] = {}  # job -> (start, length, z)
     for (i, s, length), var in hold.items():
         intervals_of.setdefault(i, []).append((s, length, var))
@@ -126,7 +136,7 @@ def build_fluid(
         prob += pulp.lpSum(x[i, t] for t in job.slots) == work, f"work_{i}"
         for t in job.slots:
             beside_t = sharing.get((i, t), [])
-            slowed = pulp.lpSum((1 - beside[i, k]) / job.gpus * var for k, var in beside_t)
+            slowed = pulp.lpSum((1 - pace) / job.gpus * var for pace, var in beside_t)
             prob += x[i, t] <= held[i, t] - slowed, f"pace_{i}_{t}"
             if beside_t:
                 prob += (
@@ -147,7 +157,7 @@ def build_fluid(
                 f"interval_finish_{i}",
             )
     by_slot: dict[int, list[Any]] = {}
-    for (_, _, t), var in shared.items():
+    for (_, _, t, _), var in shared.items():
         by_slot.setdefault(t, []).append(var)
     for t in range(data.horizon):
         present = data.present(t)

@@ -87,6 +87,35 @@ def sharing_paces(data: OfflineData) -> list[float]:
     ]
 
 
+def pace_hull(data: OfflineData, pair: PairData) -> list[tuple[float, float]]:
+    """The Pareto vertices (pace of first, pace of second) of ``pair``'s fitting option
+    combinations, from the first's slowest to its fastest (the upper-right convex hull)."""
+    first, second = data.jobs[pair.first], data.jobs[pair.second]
+    points = sorted(
+        {
+            (
+                capped_progress(data, pair, combo, True) / first.max_progress,
+                capped_progress(data, pair, combo, False) / second.max_progress,
+            )
+            for combo in pair.options
+            if combo.fits
+        }
+    )
+    hull: list[tuple[float, float]] = []
+    for point in sorted(points, key=lambda q: (q[0], -q[1])):
+        while hull and hull[-1][1] <= point[1]:
+            hull.pop()  # dominated by the point
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            # drop the middle vertex when it lies on or below the chord
+            if (x2 - x1) * (point[1] - y1) - (y2 - y1) * (point[0] - x1) >= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(point)
+    return hull
+
+
 def pair_paces(data: OfflineData) -> dict[tuple[int, int], float]:
     """``(j, k)`` -> the best pace of j beside k (fastest-alone slots per slot), for pairs that
     fit in some option combination."""

@@ -121,3 +121,23 @@ def test_the_bounds_solver_proves_when_the_heuristic_meets_the_bound() -> None:
     result = solve_offline(instance, "bounds", dt=optimum.dt)
     assert result.status.value == "optimal" and "limit" not in result.info
     assert result.replayed_avg_jct == pytest.approx(optimum.replayed_avg_jct, abs=1e-6)
+
+
+def test_the_pace_hull_lifts_the_fluid_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """n8-g8-all-a: with each job of a pair at its own best pace at once (the hull replaced by
+    its corner, as before the hull) the LP is lower: the combinations bind."""
+    import formulations.bounds.fluid as fluid
+
+    optimum, instance = next((o, i) for o, i in SUITE if o.name == "n8-g8-all-a")
+    data = preprocess(instance, optimum.dt)
+    with_hull = fluid_bound(data).bound
+    real_hull = fluid.pace_hull
+
+    def corner(data_: object, pair: object) -> list[tuple[float, float]]:
+        hull = real_hull(data_, pair)  # type: ignore[arg-type]
+        return [(hull[-1][0], hull[0][1])]
+
+    monkeypatch.setattr(fluid, "pace_hull", corner)
+    cornered = fluid_bound(data).bound
+    assert with_hull is not None and cornered is not None and optimum.replayed_avg_jct is not None
+    assert cornered + 3.0 < with_hull <= optimum.replayed_avg_jct
