@@ -1,0 +1,78 @@
+"""The placement-free CP-SAT model (formulations.bounds.placement_free, docs/formulations.md
+§2.10 item 6): the offline CP-SAT model without GPU ids is a valid lower bound, meets proven
+optima, and agrees with the pairwise relaxation, its MILP counterpart on HiGHS."""
+
+from __future__ import annotations
+
+import pytest
+
+from formulations.bounds import pairwise_bound
+from formulations.bounds.placement_free import (
+    GPU_FAMILIES,
+    build_placement_free,
+    placement_free_bound,
+)
+from formulations.offline.cpsat.solve import build
+from formulations.offline.families import FAMILIES
+from formulations.offline.preprocess import preprocess
+from tests.offline_cases import recorded_suite
+
+SUITE = recorded_suite()
+#: Proven instances it proves in about a second.
+QUICK = ["n4-g4-all-a", "n4-g2-light-a", "n5-g2-duration-a", "n10-g8-all-a", "n8-g4-light-a"]
+
+
+def _limit(optimum: float, tolerance: float) -> float:
+    return optimum + tolerance + 1e-6 * optimum
+
+
+def test_it_drops_only_the_families_that_read_gpu_ids() -> None:
+    names = {family.name for family in FAMILIES}
+    assert names >= GPU_FAMILIES
+    optimum, instance = SUITE["n10-g8-all-a"]
+    data = preprocess(instance, optimum.dt)
+    free, _, shared = build_placement_free(data)
+    full, _ = build(data)
+    assert shared, "pairs that fit get shared-GPU counts"
+    assert len(free.proto.constraints) < len(full.proto.constraints)
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_it_proves_a_bound_no_higher_than_the_recorded_optimum(name: str) -> None:
+    optimum, instance = SUITE[name]
+    assert optimum.proven and optimum.replayed_avg_jct is not None
+    result = placement_free_bound(preprocess(instance, optimum.dt), time_limit=20)
+    assert result.status.value == "optimal" and result.bound is not None
+    assert result.bound <= _limit(optimum.replayed_avg_jct, optimum.tolerance_s)
+
+
+def test_it_meets_the_optimum_and_the_pairwise_milp() -> None:
+    """n10-g8-all-a: the placement-free relaxation (above it on the instance) rises to the
+    recorded optimum in both backends: CP-SAT here, HiGHS in the pairwise relaxation."""
+    optimum, instance = SUITE["n10-g8-all-a"]
+    assert optimum.replayed_avg_jct is not None
+    data = preprocess(instance, optimum.dt)
+    cpsat = placement_free_bound(data, time_limit=20).bound
+    highs = pairwise_bound(data).bound
+    assert cpsat is not None and highs is not None
+    tolerance = optimum.tolerance_s + 1e-6 * optimum.replayed_avg_jct
+    assert cpsat == pytest.approx(optimum.replayed_avg_jct, abs=tolerance)
+    assert highs == pytest.approx(cpsat, abs=tolerance)
+
+
+def test_a_short_limit_gives_a_bound_below_the_optimum() -> None:
+    """Stopped early on a 12-job instance, the bound (CP-SAT's) is below the optimum."""
+    optimum, instance = SUITE["n12-g8-all-c"]
+    assert optimum.replayed_avg_jct is not None
+    result = placement_free_bound(preprocess(instance, optimum.dt), time_limit=2)
+    assert result.status.value in {"feasible", "time_limit", "unknown"}
+    assert result.bound is not None and result.bound < optimum.replayed_avg_jct
+
+
+@pytest.mark.slow
+def test_it_is_below_every_proven_optimum() -> None:
+    for optimum, instance in SUITE.values():
+        if not optimum.proven or optimum.replayed_avg_jct is None or len(instance.jobs) > 12:
+            continue
+        bound = placement_free_bound(preprocess(instance, optimum.dt), time_limit=60).bound
+        assert bound is None or bound <= _limit(optimum.replayed_avg_jct, optimum.tolerance_s)
