@@ -5,7 +5,8 @@
 :func:`fluid_bound` the fluid LP that scales to 50 jobs, :func:`pairwise_bound` the
 relaxation with pairs and options kept for life (as strong as the model on the suite's proven
 instances, and as slow; not run by ``solve_offline``), :func:`placement_free_bound` the offline
-CP-SAT model without GPU ids (the same idea in CP-SAT, faster; not run by ``solve_offline``); the
+CP-SAT model without GPU ids (the same idea in CP-SAT, faster; run by ``solve_offline`` when
+asked, ``placement_free=S``); the
 combinatorial bounds (Σ_j LB_j and SRPT, §2.2) are computed by the preprocessing
 (``OfflineData.lower_bound_total``). Each is ≤ the model's optimum, hence ≤ every schedule's
 simulated average JCT up to the tolerance of §2.5.

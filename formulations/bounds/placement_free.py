@@ -93,6 +93,7 @@ def placement_free_bound(
     workers: int = 1,
     seed: int = 0,
     hinted: bool = True,
+    deadline: float | None = None,
 ) -> RelaxationBound:
     """Solve the placement-free model with CP-SAT; its optimum (or CP-SAT's bound when the
     limit stops it) bounds the model's average JCT from below.
@@ -107,6 +108,9 @@ def placement_free_bound(
         CP-SAT's workers and random seed.
     hinted
         Hint the heuristic's starts, last slots and options (its GPU ids are not in the model).
+    deadline
+        A ``time.monotonic()`` wall-clock guard (``None``: none); a run it stops is not
+        reproducible (``limit`` says so).
 
     Returns
     -------
@@ -121,7 +125,9 @@ def placement_free_bound(
     if hinted:
         gpu_ids = {id(lit) for lit in v.x.values()}
         hints = [(lit, value) for lit, value in schedule_hints(data, v) if id(lit) not in gpu_ids]
-    options = EngineOptions(time_limit=time_limit, deterministic=True, workers=workers, seed=seed)
+    options = EngineOptions(
+        time_limit=time_limit, deterministic=True, workers=workers, seed=seed, deadline=deadline
+    )
     run = engine.solve(model, options, hints=hints)
     units = run.bound
     if run.status is SolveStatus.OPTIMAL and run.objective is not None:

@@ -84,6 +84,7 @@ def solve_offline(
     max_rounds: int = MAX_ROUNDS,
     max_model_cells: int | None = MAX_MODEL_CELLS,
     relaxation: bool = True,
+    placement_free: float | None = None,
 ) -> OfflineResult:
     """Solve the offline problem of ``instance`` with slots of ``dt`` seconds.
 
@@ -125,6 +126,12 @@ def solve_offline(
         HiGHS, the relaxation with a node limit, deterministic, not counted in
         ``time_limit``): their bounds join the preprocessing's and the model's
         (docs/formulations.md §2.10). Always on for ``"bounds"``.
+    placement_free
+        If given and the solve ends unproven with a schedule, run the placement-free CP-SAT
+        bound (:func:`formulations.bounds.placement_free_bound`, §2.10 item 6) with this
+        deterministic-time limit (its own budget, beyond ``time_limit``; wall-clock guard
+        3 × it + 30 s): its bound joins L, and when it meets the best replayed schedule the
+        result is OPTIMAL (``info["proven_by"]`` says so).
 
     Returns
     -------
@@ -287,6 +294,31 @@ def solve_offline(
             info["limit"] = info.get("limit", "no model (bounds only)")
         elif not proven:  # every round ran (none ran when the preprocessing's bound proved it)
             info["limit"] = f"{max_rounds} rounds"
+    free_bound: float | None = None
+    if placement_free is not None and not proven and best is not None and solver != "bounds":
+        from formulations.bounds.placement_free import placement_free_bound
+
+        wall = WALL_GUARD_FACTOR * placement_free + WALL_GUARD_EXTRA_S
+        found = placement_free_bound(
+            data,
+            time_limit=placement_free,
+            workers=num_workers,
+            seed=seed,
+            deadline=time.monotonic() + wall,
+        )
+        info["placement_free"] = {
+            "status": found.status.value,
+            "bound": found.bound,
+            "runtime_s": found.runtime_s,
+            "limit": found.limit,
+        }
+        free_bound = found.bound
+        if free_bound is not None and best.avg_jct <= free_bound + objective_tolerance(
+            data, free_bound
+        ):
+            proven = True
+            info["proven_by"] = "placement-free"
+            info.pop("limit", None)
     info["rounds"] = rounds
     info["budget_used"] = budget_used
     info["bounds"] = {  # each lower bound on the average JCT (s) that L is the best of
@@ -294,6 +326,7 @@ def solve_offline(
         "relaxation": None if relaxed is None else relaxed.bound,
         "fluid": None if fluid is None else fluid.bound,
         "model": model_bound,
+        "placement_free": free_bound,
     }
     info["excluded"] = len(excluded)
     info["backend_status"] = backend_status.value
@@ -307,6 +340,8 @@ def solve_offline(
     # Schedules cut off or run by a heuristic were replayed (≥ best); the rest are ≥ the model's
     # bound; every schedule is ≥ the preprocessing's bound (§2.2).
     lower = trivial if model_bound is None else max(trivial, model_bound)
+    if free_bound is not None:
+        lower = max(lower, free_bound)
     if proven and backend_status is SolveStatus.INFEASIBLE:
         lower = best.avg_jct
     lower_bound = min(best.avg_jct, lower)

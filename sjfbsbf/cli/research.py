@@ -136,6 +136,14 @@ def solve(
         bool,
         typer.Option("--force", help="Build the model even if its size estimate is too large."),
     ] = False,
+    prove_free: Annotated[
+        float | None,
+        typer.Option(
+            "--prove-free",
+            metavar="S",
+            help="If unproven, run the placement-free CP-SAT bound for S more (deterministic) s.",
+        ),
+    ] = None,
     out: Annotated[Path | None, _OUT_OPTION] = None,
     gantt: Annotated[Path | None, GANTT_OPTION] = None,
 ) -> None:
@@ -149,10 +157,9 @@ def solve(
     # Slots coarser than the 60 s decision interval are allowed: offline runs decide every
     # max(60 s, dt) (docs/formulations.md §2.1).
     sim_options(dt, interval_for(dt), None)
-    if not (math.isfinite(time_limit) and time_limit > 0):
-        raise typer.BadParameter(
-            "must be a positive number of seconds", param_hint="'--time-limit'"
-        )
+    for flag, value in (("--time-limit", time_limit), ("--prove-free", prove_free)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise typer.BadParameter("must be a positive number of seconds", param_hint=f"'{flag}'")
     from sjfbsbf.core.instance_io import read_instance
     from sjfbsbf.experiments.compare import run_policies
 
@@ -173,6 +180,7 @@ def solve(
             seed=seed,
             num_workers=workers,
             max_model_cells=None if force else MAX_MODEL_CELLS,
+            placement_free=prove_free,
         )
     except ModelTooLarge as exc:
         raise InstanceError(f"{exc}; --force builds it anyway", source=str(instance_path)) from None

@@ -257,3 +257,21 @@ def test_rounds_csv_is_refused_for_other_policies(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "only exact-round logs its rounds" in result.output
     assert "Traceback" not in result.output and not out.exists()
+
+
+def test_cli_solve_prove_free_raises_the_bound(tmp_path: Path) -> None:
+    """``--prove-free S``: a model stopped early gets the placement-free bound (here the
+    optimum) as L; a non-positive S is refused in one line."""
+    path = tmp_path / "n10.json"
+    optimum, instance = next((o, i) for o, i in load_suite(SUITE) if o.name == "n10-g8-all-a")
+    write_instance(instance, path)
+    args = ["solve", str(path), "--time-limit", "0.05", "--prove-free", "20"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert optimum.replayed_avg_jct is not None
+    assert "placement_free " in result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("lower bound"))
+    bound = float(line.split()[2].replace(",", ""))
+    assert bound == pytest.approx(optimum.replayed_avg_jct, abs=0.01 + optimum.tolerance_s)
+    refused = CliRunner().invoke(app, ["solve", str(path), "--prove-free", "0"])
+    assert refused.exit_code != 0 and "--prove-free" in refused.output

@@ -110,7 +110,7 @@ def test_solve_offline_reports_the_relaxation_and_proves_without_a_model_when_it
     assert result.bound is not None
     assert result.bound >= result.info["relaxation"]["bound"] - 1e-9
     bounds = result.info["bounds"]
-    assert set(bounds) == {"combinatorial", "relaxation", "fluid", "model"}
+    assert set(bounds) == {"combinatorial", "relaxation", "fluid", "model", "placement_free"}
     assert bounds["model"] is None
     assert bounds["relaxation"] == result.info["relaxation"]["bound"]
     assert bounds["fluid"] == result.info["fluid"]["bound"]

@@ -76,3 +76,24 @@ def test_it_is_below_every_proven_optimum() -> None:
             continue
         bound = placement_free_bound(preprocess(instance, optimum.dt), time_limit=60).bound
         assert bound is None or bound <= _limit(optimum.replayed_avg_jct, optimum.tolerance_s)
+
+
+def test_solve_offline_proves_with_it_when_the_model_stops_early() -> None:
+    """n8-g8-heavy-b: a 0.01 s model budget leaves the best schedule unproven; the placement-free
+    bound (its own budget) meets it, so the result is OPTIMAL at the recorded optimum."""
+    from formulations.offline import solve_offline
+    from formulations.result import SolveStatus
+
+    optimum, instance = SUITE["n8-g8-heavy-b"]
+    assert optimum.replayed_avg_jct is not None
+    alone = solve_offline(instance, "cpsat", dt=optimum.dt, time_limit=0.01)
+    assert alone.status is SolveStatus.FEASIBLE
+    assert alone.info["bounds"]["placement_free"] is None
+    result = solve_offline(instance, "cpsat", dt=optimum.dt, time_limit=0.01, placement_free=20)
+    assert result.status is SolveStatus.OPTIMAL
+    assert result.info["proven_by"] == "placement-free"
+    assert result.info["placement_free"]["status"] == "optimal"
+    assert result.replayed_avg_jct == pytest.approx(
+        optimum.replayed_avg_jct, abs=optimum.tolerance_s
+    )
+    assert result.bound is not None and result.bound > alone.bound
