@@ -14,7 +14,8 @@ each (generator seeds 4000 + 10 · jobs + seed), with both backends, and writes 
 solve (``--out``): status, best replayed average JCT U, lower bound L, the gap (U − L) / L, the
 solver's time and the wall time. It runs on older checkouts too (``PYTHONPATH=<checkout>``; the
 bounds it reports are then that version's), which is how the before/after table of
-docs/formulations.md §2.10 was made.
+docs/formulations.md §2.10 was made. ``--prove-free S`` passes ``placement_free=S`` to
+``solve_offline`` (the placement-free CP-SAT bound on unproven solves; current checkouts only).
 
 Not a test: run it by hand, e.g. ``python benchmarks/offline_solve_time.py --time-limit 60`` or
 ``python benchmarks/offline_solve_time.py --scale --out scale.csv``.
@@ -44,6 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="store_true", help="12-50 jobs, gap table (CSV)")
     parser.add_argument("--scale-jobs", type=int, nargs="*", default=[12, 20, 30, 50])
     parser.add_argument("--out", type=Path, default=None, help="CSV of the --scale rows")
+    parser.add_argument(
+        "--prove-free",
+        type=float,
+        default=None,
+        metavar="S",
+        help="--scale: give unproven solves S more s of the placement-free CP-SAT bound",
+    )
     args = parser.parse_args(argv)
     if args.scale:
         return scale(args)
@@ -132,8 +140,13 @@ def scale(args: argparse.Namespace) -> int:
             instance = make_instance(spec)
             for backend in args.backends:
                 started = time.perf_counter()
+                extra = {} if args.prove_free is None else {"placement_free": args.prove_free}
                 result = solve_offline(
-                    instance, backend, time_limit=args.time_limit, num_workers=args.workers
+                    instance,
+                    backend,
+                    time_limit=args.time_limit,
+                    num_workers=args.workers,
+                    **extra,
                 )
                 wall = time.perf_counter() - started
                 best, bound = result.replayed_avg_jct, result.bound
