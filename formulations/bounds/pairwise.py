@@ -40,15 +40,13 @@ import pulp
 
 from formulations.bounds.relaxation import (
     MAX_NODES,
-    SIZE_LIMIT,
     WALL_GUARD_S,
     RelaxationBound,
     build_relaxation,
     pace_hull,
     sharing_paces,
+    solve_mip_bound,
 )
-from formulations.engines import EngineOptions
-from formulations.engines import milp as engine
 from formulations.offline.data import OfflineData
 from formulations.offline.pairs import capped_progress
 from formulations.result import SolveStatus
@@ -179,18 +177,4 @@ def pairwise_bound(
     if data.infeasible is not None:
         return RelaxationBound(SolveStatus.INFEASIBLE, None, 0.0)
     prob, _ = build_pairwise(data)
-    binaries = sum(1 for variable in prob.variables() if variable.cat == pulp.LpInteger)
-    if max_binaries is not None and binaries > max_binaries:
-        return RelaxationBound(SolveStatus.UNKNOWN, None, 0.0, SIZE_LIMIT)
-    run = engine.solve(
-        prob,
-        EngineOptions(time_limit=time_limit, seed=seed, workers=1),
-        backend="highs",
-        gap_rel=0.0,
-        gap_abs=1e-7,
-        max_nodes=max_nodes,
-    )
-    bound = run.bound
-    if bound is None and run.status is SolveStatus.OPTIMAL:
-        bound = run.objective
-    return RelaxationBound(run.status, bound, run.runtime_s, run.limit)
+    return solve_mip_bound(prob, max_nodes, time_limit, max_binaries, seed)

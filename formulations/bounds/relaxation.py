@@ -62,6 +62,15 @@ class RelaxationBound:
     runtime_s: float
     limit: str | None = None
 
+    def as_info(self) -> dict[str, Any]:
+        """The record ``solve_offline`` keeps in its ``info`` (status as its value)."""
+        return {
+            "status": self.status.value,
+            "bound": self.bound,
+            "runtime_s": self.runtime_s,
+            "limit": self.limit,
+        }
+
 
 def pair_throughput(data: OfflineData, pair: PairData) -> float:
     """Best per-GPU work of ``pair`` side by side, in fastest-alone slots (0 if it never fits)."""
@@ -284,6 +293,19 @@ def relaxation_bound(
     if data.infeasible is not None:
         return RelaxationBound(SolveStatus.INFEASIBLE, None, 0.0)
     prob, _ = build_relaxation(data)
+    return solve_mip_bound(prob, max_nodes, time_limit, max_binaries, seed)
+
+
+def solve_mip_bound(
+    prob: pulp.LpProblem,
+    max_nodes: int | None,
+    time_limit: float | None,
+    max_binaries: int | None,
+    seed: int,
+) -> RelaxationBound:
+    """Solve a relaxation MILP on HiGHS (the arguments of :func:`relaxation_bound`): its optimum,
+    or HiGHS's bound when a limit stopped it; UNKNOWN with ``limit`` ``"size"`` above
+    ``max_binaries``."""
     binaries = sum(1 for variable in prob.variables() if variable.cat == pulp.LpInteger)
     if max_binaries is not None and binaries > max_binaries:
         return RelaxationBound(SolveStatus.UNKNOWN, None, 0.0, SIZE_LIMIT)

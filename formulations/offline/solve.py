@@ -198,12 +198,7 @@ def solve_offline(
     }
     for key, found in (("relaxation", relaxed), ("fluid", fluid)):  # RelaxationBound | None
         if found is not None:
-            info[key] = {
-                "status": found.status.value,
-                "bound": found.bound,
-                "runtime_s": found.runtime_s,
-                "limit": found.limit,
-            }
+            info[key] = found.as_info()
 
     def result(
         status: SolveStatus,
@@ -306,12 +301,7 @@ def solve_offline(
             seed=seed,
             deadline=time.monotonic() + wall,
         )
-        info["placement_free"] = {
-            "status": found.status.value,
-            "bound": found.bound,
-            "runtime_s": found.runtime_s,
-            "limit": found.limit,
-        }
+        info["placement_free"] = found.as_info()
         free_bound = found.bound
         if free_bound is not None and best.avg_jct <= free_bound + objective_tolerance(
             data, free_bound
