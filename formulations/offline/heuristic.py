@@ -77,7 +77,14 @@ def run_heuristic(
     instance: Instance, policy: str, dt: float, interference: Interference
 ) -> HeuristicRun:
     """Simulate a non-preemptive ``policy`` (default options) and record its schedule."""
-    recorder = _Recorder(make_policy(policy))
+    return run_policy(instance, make_policy(policy), policy, dt, interference)
+
+
+def run_policy(
+    instance: Instance, policy: Policy, label: str, dt: float, interference: Interference
+) -> HeuristicRun:
+    """Simulate ``policy`` (non-preemptive, no retunes) and record its schedule as ``label``."""
+    recorder = _Recorder(policy)
     result = simulate(
         instance,
         recorder,
@@ -89,7 +96,7 @@ def run_heuristic(
     jobs = result.jobs
     finish = {int(j): float(f) for j, f in zip(jobs["job_id"], jobs["finish"], strict=True)}
     return HeuristicRun(
-        policy=policy,
+        policy=label,
         schedule=as_schedule(recorder.starts),
         total_jct=float(jobs["jct"].sum()),
         finish=finish,
@@ -101,7 +108,17 @@ def best_heuristic(
     dt: float,
     interference: Interference,
     policies: tuple[str, ...] = NON_PREEMPTIVE,
+    *,
+    search: int = 0,
+    seed: int = 0,
 ) -> HeuristicRun:
-    """The run with the lowest total JCT among ``policies`` (ties: first in the list)."""
+    """The run with the lowest total JCT among ``policies`` (ties: first in the list); with
+    ``search`` > 0 simulations, improved by :func:`formulations.offline.search.search_incumbent`
+    (docs/formulations.md §2.2)."""
     runs = [run_heuristic(instance, name, dt, interference) for name in policies]
-    return min(runs, key=lambda run: run.total_jct)
+    best = min(runs, key=lambda run: run.total_jct)
+    if search > 0:
+        from formulations.offline.search import search_incumbent  # search imports this module
+
+        best = search_incumbent(instance, dt, interference, best, search, seed=seed)
+    return best

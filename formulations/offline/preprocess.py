@@ -59,6 +59,8 @@ def preprocess(
     work_units_per_slot: int = WORK_UNITS_PER_SLOT,
     time_resolution_s: float = TIME_RESOLUTION_S,
     max_cells: int | None = MAX_MODEL_CELLS,
+    search: int = 0,
+    seed: int = 0,
 ) -> OfflineData:
     """Compute the offline model's data for ``instance`` with slots of ``dt`` seconds.
 
@@ -83,6 +85,9 @@ def preprocess(
     max_cells
         Refuse a model larger than this (:mod:`formulations.offline.size`), checked after the
         heuristics ran and before anything quadratic is computed; ``None``: no limit.
+    search, seed
+        Simulations of the incumbent search after the heuristics
+        (:mod:`formulations.offline.search`; 0: none) and the seed of its moves.
 
     Raises
     ------
@@ -116,7 +121,7 @@ def preprocess(
     check_size(size_estimate(instance, dt, options, None, horizon, least=True), max_cells)
     heuristic: HeuristicRun | None = None
     if use_heuristic_bound:
-        heuristic = best_heuristic(instance, dt, model)
+        heuristic = best_heuristic(instance, dt, model, search=search, seed=seed)
     check_size(size_estimate(instance, dt, options, heuristic, horizon), max_cells)
 
     occupied = occupants(instance, tables)

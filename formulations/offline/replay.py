@@ -6,11 +6,12 @@ the model's slot length as the tick (docs/formulations.md §2.1, §2.9).
 
 from __future__ import annotations
 
+from sjfbsbf.core.errors import FeasibilityError
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
-from sjfbsbf.policies.planned import Planned, Schedule
+from sjfbsbf.policies.planned import PlanError, Planned, Schedule
 from sjfbsbf.sim.result import SimResult
-from sjfbsbf.sim.simulator import simulate
+from sjfbsbf.sim.simulator import SchedulingError, simulate
 
 #: Decision interval of the simulator's default (s); offline runs use max(this, dt).
 POLICY_INTERVAL_S = 60.0
@@ -51,3 +52,16 @@ def replay(
         interference=interference,
         record_segments=record_segments,
     )
+
+
+def replay_value(
+    instance: Instance, schedule: Schedule, dt: float, model: Interference
+) -> tuple[float | None, dict[int, float]]:
+    """Simulated average JCT and finish times of a schedule; ``None`` if it cannot run."""
+    try:
+        result = replay(instance, schedule, dt, model)
+    except (PlanError, FeasibilityError, SchedulingError):
+        return None, {}
+    jobs = result.jobs
+    finish = {int(j): float(f) for j, f in zip(jobs["job_id"], jobs["finish"], strict=True)}
+    return float(jobs["jct"].mean()), finish

@@ -18,19 +18,17 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from formulations.offline.backend import JobPlan, RawSolve, model_finish, to_schedule
+from formulations.offline.backend import JobPlan, model_finish, run_backend, to_schedule
 from formulations.offline.data import OfflineData
 from formulations.offline.preprocess import preprocess
-from formulations.offline.replay import replay
+from formulations.offline.replay import replay_value
 from formulations.offline.result import OfflineResult
 from formulations.offline.size import MAX_MODEL_CELLS
 from formulations.result import SolveStatus
-from sjfbsbf.core.errors import FeasibilityError
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
 from sjfbsbf.core.presets import time_slicing
-from sjfbsbf.policies.planned import PlanError, Schedule
-from sjfbsbf.sim.simulator import SchedulingError
+from sjfbsbf.policies.planned import Schedule
 
 if TYPE_CHECKING:
     from formulations.bounds.relaxation import RelaxationBound  # bounds imports offline
@@ -40,6 +38,8 @@ SOLVERS = ("cpsat", "milp", "brute", "bounds")
 #: The ``"bounds"`` solver builds no model: it refuses only instances this many times larger
 #: than the model's size limit (:mod:`formulations.offline.size`).
 BOUNDS_SIZE_FACTOR = 10
+#: Incumbent-search simulations of the ``"bounds"`` solver (50 jobs on 8 GPUs: about 2 s).
+BOUNDS_SEARCH = 300
 #: Default slot length of the offline model (s): the suite's tick.
 DEFAULT_DT = 60.0
 #: Relative tolerance added to :attr:`OfflineData.tolerance_s` for solver numerics.
@@ -85,6 +85,7 @@ def solve_offline(
     max_model_cells: int | None = MAX_MODEL_CELLS,
     relaxation: bool = True,
     placement_free: float | None = None,
+    search: int | None = None,
 ) -> OfflineResult:
     """Solve the offline problem of ``instance`` with slots of ``dt`` seconds.
 
@@ -132,6 +133,10 @@ def solve_offline(
         deterministic-time limit (its own budget, beyond ``time_limit``; wall-clock guard
         3 × it + 30 s): its bound joins L, and when it meets the best replayed schedule the
         result is OPTIMAL (``info["proven_by"]`` says so).
+    search
+        Simulations of the incumbent search after the heuristics (:mod:`.search`, §2.2): a
+        better schedule tightens the windows and the hint. ``None``: ``BOUNDS_SEARCH`` for
+        ``"bounds"``, 0 (none) for the model.
 
     Returns
     -------
@@ -161,6 +166,10 @@ def solve_offline(
         raise ValueError("num_workers must be at least 1")
     if max_rounds < 1:
         raise ValueError("max_rounds must be at least 1")
+    if search is None:
+        search = BOUNDS_SEARCH if solver == "bounds" else 0
+    if search < 0:
+        raise ValueError(f"search must be a non-negative number of simulations, got {search}")
     model = interference or time_slicing()
     if solver == "brute":
         from formulations.offline.brute import solve_brute
@@ -174,7 +183,9 @@ def solve_offline(
     if solver == "bounds":
         relaxation = True
         cells = None if max_model_cells is None else BOUNDS_SIZE_FACTOR * max_model_cells
-    data = preprocess(instance, dt, interference=model, horizon=horizon, max_cells=cells)
+    data = preprocess(
+        instance, dt, interference=model, horizon=horizon, max_cells=cells, search=search, seed=seed
+    )
     combinatorial = data.lower_bound_total / len(data.jobs)  # Σ LB_j, SRPT (§2.2)
     relaxed: RelaxationBound | None = None
     fluid: RelaxationBound | None = None
@@ -236,7 +247,7 @@ def solve_offline(
         ):
             info["limit"] = info.get("limit", "time limit")
             break
-        raw = _run_backend(
+        raw = run_backend(
             data, solver, remaining, seed, num_workers, milp_backend, hint, excluded, deadline
         )
         runtime += raw.runtime_s
@@ -267,7 +278,7 @@ def solve_offline(
             break
         assert raw.objective is not None
         schedule = to_schedule(data, raw.plans)
-        replayed, finish = _replay(instance, schedule, dt, model)
+        replayed, finish = replay_value(instance, schedule, dt, model)
         within = replayed is not None and abs(raw.objective - replayed) <= objective_tolerance(
             data, raw.objective
         )
@@ -353,53 +364,3 @@ def _better(replayed: float, best: _Best | None) -> bool:
     if best.source == "model":
         return replayed < best.avg_jct - 1e-9
     return replayed <= best.avg_jct + 1e-9
-
-
-def _run_backend(
-    data: OfflineData,
-    solver: str,
-    time_limit: float | None,
-    seed: int,
-    num_workers: int,
-    milp_backend: str,
-    hint: bool,
-    excluded: list[dict[int, JobPlan]],
-    deadline: float | None,
-) -> RawSolve:
-    if solver == "cpsat":
-        from formulations.offline.cpsat import solve_cpsat
-
-        return solve_cpsat(
-            data,
-            time_limit=time_limit,
-            seed=seed,
-            num_workers=num_workers,
-            hint=hint,
-            exclude=excluded,
-            deadline=deadline,
-        )
-    from formulations.offline.milp import solve_milp
-
-    return solve_milp(
-        data,
-        time_limit=time_limit,
-        backend=milp_backend,
-        threads=num_workers,
-        seed=seed,
-        hint=hint,
-        exclude=excluded,
-        deadline=deadline,
-    )
-
-
-def _replay(
-    instance: Instance, schedule: Schedule, dt: float, model: Interference
-) -> tuple[float | None, dict[int, float]]:
-    """Simulated average JCT and finish times of a schedule; ``None`` if it cannot run."""
-    try:
-        result = replay(instance, schedule, dt, model)
-    except (PlanError, FeasibilityError, SchedulingError):
-        return None, {}
-    jobs = result.jobs
-    finish = {int(j): float(f) for j, f in zip(jobs["job_id"], jobs["finish"], strict=True)}
-    return float(jobs["jct"].mean()), finish

@@ -49,7 +49,12 @@ class Sjf:
 
     def decide(self, view: ClusterView) -> Decision:
         """Start the shortest pending jobs that fit."""
-        return Decision(tuple(start_exclusive(view, sjf_order(view), view.free_by_node())))
+        return Decision(tuple(start_exclusive(view, self.pending_order(view), view.free_by_node())))
+
+    def pending_order(self, view: ClusterView) -> list[int]:
+        """The pending jobs in the order they are started: SJF (a subclass may rank them
+        otherwise, e.g. the offline incumbent search)."""
+        return sjf_order(view)
 
     def stats(self) -> dict[str, Any]:
         """No statistics."""

@@ -143,13 +143,18 @@ class SjfBsbf:
     def _decide(self, view: ClusterView) -> Decision:
         board = Board.from_view(view)
         retunes = self.retunes_now(view, board) if self.retune else ()
-        order = sjf_order(view)
+        order = self.pending_order(view)
         if self.backfill_first:
             order = [j for j in order if not self.start_alone(view, board, j)]
         score = self.round_solver.fill(view, board, order, self)
         if score is not None:
             self.rounds.append((view.time, score))
         return Decision(tuple(board.starts), retunes=retunes)
+
+    def pending_order(self, view: ClusterView) -> list[int]:
+        """The pending jobs in the order their plans are made: SJF (a subclass may rank them
+        otherwise, e.g. the offline incumbent search)."""
+        return sjf_order(view)
 
     # -- the steps a round solver uses (sjfbsbf.policies.rounds.RoundPolicy) ----------------------
     def start_alone(self, view: ClusterView, board: Board, job_id: int) -> bool:
