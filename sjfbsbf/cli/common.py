@@ -320,3 +320,21 @@ def describe(instance: Instance, source: str) -> str:
 
 
 # -- commands ------------------------------------------------------------------------------------
+
+
+#: ``--out`` of ``solve`` and ``gap``.
+OUT_OPTION = typer.Option(
+    "--out",
+    metavar="OUT.csv|OUT.json",
+    help="Also write the gap table (one row per instance and policy) as CSV or JSON.",
+    show_default=False,
+)
+#: ``--search`` of ``solve``: the offline incumbent search (docs/formulations.md §2.2).
+SEARCH_OPTION = typer.Option(
+    "--search",
+    min=0,
+    metavar="N",
+    help="Simulations of the incumbent search (policy variants, priority orders) before the "
+    "model [default: 300 for bounds, 0 for the model].",
+    show_default=False,
+)

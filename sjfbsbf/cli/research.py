@@ -13,7 +13,16 @@ from typing import Annotated, Any
 
 import typer
 
-from sjfbsbf.cli.common import app, describe, fail, policy_list, sim_options, stdout
+from sjfbsbf.cli.common import (
+    OUT_OPTION,
+    SEARCH_OPTION,
+    app,
+    describe,
+    fail,
+    policy_list,
+    sim_options,
+    stdout,
+)
 from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
 from sjfbsbf.core.errors import InstanceError
 
@@ -86,15 +95,6 @@ def sweep(
     )
 
 
-#: ``--out`` of ``solve`` and ``gap``.
-_OUT_OPTION = typer.Option(
-    "--out",
-    metavar="OUT.csv|OUT.json",
-    help="Also write the gap table (one row per instance and policy) as CSV or JSON.",
-    show_default=False,
-)
-
-
 @app.command()
 def solve(
     instance_path: Annotated[
@@ -144,7 +144,8 @@ def solve(
             help="If unproven, run the placement-free CP-SAT bound for S more (deterministic) s.",
         ),
     ] = None,
-    out: Annotated[Path | None, _OUT_OPTION] = None,
+    search: Annotated[int | None, SEARCH_OPTION] = None,
+    out: Annotated[Path | None, OUT_OPTION] = None,
     gantt: Annotated[Path | None, GANTT_OPTION] = None,
 ) -> None:
     """Solve the offline problem exactly; bound each policy's gap to it by an interval."""
@@ -181,6 +182,7 @@ def solve(
             num_workers=workers,
             max_model_cells=None if force else MAX_MODEL_CELLS,
             placement_free=prove_free,
+            search=search,
         )
     except ModelTooLarge as exc:
         raise InstanceError(f"{exc}; --force builds it anyway", source=str(instance_path)) from None
@@ -301,7 +303,10 @@ def _solver_line(solver: str, info: dict[str, Any], time_limit: float) -> str:
     """What ran and what a time-limited result depends on (docs/formulations.md §2.6)."""
     limit = info.get("limit")
     if solver == "bounds":
-        return "no model: the best non-preemptive heuristic and the lower bounds (deterministic)"
+        return (
+            f"no model: the best non-preemptive heuristic after {info.get('search', 0)} search "
+            "simulations, and the lower bounds (deterministic)"
+        )
     if solver == "cpsat":
         workers = info.get("num_workers", 1)
         line = (
@@ -329,7 +334,7 @@ def gap(
         Path,
         typer.Option("--suite", metavar="DIR", help="Directory with instances and optima.json."),
     ] = Path("instances"),
-    out: Annotated[Path | None, _OUT_OPTION] = None,
+    out: Annotated[Path | None, OUT_OPTION] = None,
     policies: Annotated[
         str | None,
         typer.Option(
