@@ -15,7 +15,8 @@ solve (``--out``): status, best replayed average JCT U, lower bound L, the gap (
 solver's time and the wall time. It runs on older checkouts too (``PYTHONPATH=<checkout>``; the
 bounds it reports are then that version's), which is how the before/after table of
 docs/formulations.md §2.10 was made. ``--prove-free S`` passes ``placement_free=S`` to
-``solve_offline`` (the placement-free CP-SAT bound on unproven solves; current checkouts only).
+``solve_offline`` (the placement-free CP-SAT bound on unproven solves; current checkouts only),
+``--search N`` its ``search=N`` (the incumbent search; default: the solver's, 300 for bounds).
 
 Not a test: run it by hand, e.g. ``python benchmarks/offline_solve_time.py --time-limit 60`` or
 ``python benchmarks/offline_solve_time.py --scale --out scale.csv``.
@@ -45,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="store_true", help="12-50 jobs, gap table (CSV)")
     parser.add_argument("--scale-jobs", type=int, nargs="*", default=[12, 20, 30, 50])
     parser.add_argument("--out", type=Path, default=None, help="CSV of the --scale rows")
+    parser.add_argument(
+        "--search", type=int, default=None, help="--scale: incumbent-search simulations"
+    )
     parser.add_argument(
         "--prove-free",
         type=float,
@@ -118,6 +122,7 @@ SCALE_COLUMNS = (
     "gap",
     "runtime_s",
     "wall_s",
+    "source",
 )
 
 
@@ -140,7 +145,11 @@ def scale(args: argparse.Namespace) -> int:
             instance = make_instance(spec)
             for backend in args.backends:
                 started = time.perf_counter()
-                extra = {} if args.prove_free is None else {"placement_free": args.prove_free}
+                extra: dict[str, float | int] = {}
+                if args.prove_free is not None:
+                    extra["placement_free"] = args.prove_free
+                if args.search is not None:
+                    extra["search"] = args.search
                 result = solve_offline(
                     instance,
                     backend,
@@ -163,6 +172,7 @@ def scale(args: argparse.Namespace) -> int:
                     "gap": gap,
                     "runtime_s": round(result.runtime_s, 2),
                     "wall_s": round(wall, 2),
+                    "source": result.info.get("source", ""),
                 }
                 rows.append(row)
                 print(" ".join(f"{_cell(row[c]):>12s}" for c in SCALE_COLUMNS), flush=True)

@@ -61,6 +61,7 @@ def preprocess(
     max_cells: int | None = MAX_MODEL_CELLS,
     search: int = 0,
     seed: int = 0,
+    incumbent: HeuristicRun | None = None,
 ) -> OfflineData:
     """Compute the offline model's data for ``instance`` with slots of ``dt`` seconds.
 
@@ -88,6 +89,9 @@ def preprocess(
     search, seed
         Simulations of the incumbent search after the heuristics
         (:mod:`formulations.offline.search`; 0: none) and the seed of its moves.
+    incumbent
+        A simulated schedule of the decision space to bound the windows with instead of the
+        heuristics' (e.g. the model's best so far); not re-simulated.
 
     Raises
     ------
@@ -121,7 +125,7 @@ def preprocess(
     check_size(size_estimate(instance, dt, options, None, horizon, least=True), max_cells)
     heuristic: HeuristicRun | None = None
     if use_heuristic_bound:
-        heuristic = best_heuristic(instance, dt, model, search=search, seed=seed)
+        heuristic = incumbent or best_heuristic(instance, dt, model, search=search, seed=seed)
     check_size(size_estimate(instance, dt, options, heuristic, horizon), max_cells)
 
     occupied = occupants(instance, tables)

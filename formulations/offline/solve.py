@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from formulations.offline.backend import JobPlan, model_finish, run_backend, to_schedule
 from formulations.offline.data import OfflineData
+from formulations.offline.heuristic import HeuristicRun
 from formulations.offline.preprocess import preprocess
 from formulations.offline.replay import replay_value
 from formulations.offline.result import OfflineResult
@@ -206,6 +207,7 @@ def solve_offline(
         "heuristic_avg_jct": data.heuristic.avg_jct if data.heuristic else None,
         "num_workers": num_workers,
         "seed": seed,
+        "search": search,
     }
     for key, found in (("relaxation", relaxed), ("fluid", fluid)):  # RelaxationBound | None
         if found is not None:
@@ -305,14 +307,21 @@ def solve_offline(
         from formulations.bounds.placement_free import placement_free_bound
 
         wall = WALL_GUARD_FACTOR * placement_free + WALL_GUARD_EXTRA_S
+        free_data = data  # windows from the model's better schedule, if it found one (§2.2)
+        if best.source == "model" and data.heuristic is not None:
+            total = best.avg_jct * len(data.jobs)
+            run = HeuristicRun("model", best.schedule, total, best.finish)
+            free_data = preprocess(
+                instance, dt, interference=model, horizon=horizon, max_cells=None, incumbent=run
+            )
         found = placement_free_bound(
-            data,
+            free_data,
             time_limit=placement_free,
             workers=num_workers,
             seed=seed,
             deadline=time.monotonic() + wall,
         )
-        info["placement_free"] = found.as_info()
+        info["placement_free"] = found.as_info() | {"horizon": free_data.horizon}
         free_bound = found.bound
         if free_bound is not None and best.avg_jct <= free_bound + objective_tolerance(
             data, free_bound
