@@ -108,17 +108,7 @@ def best_heuristic(
     dt: float,
     interference: Interference,
     policies: tuple[str, ...] = NON_PREEMPTIVE,
-    *,
-    search: int = 0,
-    seed: int = 0,
 ) -> HeuristicRun:
-    """The run with the lowest total JCT among ``policies`` (ties: first in the list); with
-    ``search`` > 0 simulations, improved by :func:`formulations.offline.search.search_incumbent`
-    (docs/formulations.md §2.2)."""
+    """The run with the lowest total JCT among ``policies`` (ties: first in the list)."""
     runs = [run_heuristic(instance, name, dt, interference) for name in policies]
-    best = min(runs, key=lambda run: run.total_jct)
-    if search > 0:
-        from formulations.offline.search import search_incumbent  # search imports this module
-
-        best = search_incumbent(instance, dt, interference, best, search, seed=seed)
-    return best
+    return min(runs, key=lambda run: run.total_jct)

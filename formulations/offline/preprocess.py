@@ -40,6 +40,7 @@ from formulations.offline.progress import (
     profiles,
     throughput,
 )
+from formulations.offline.search import search_incumbent
 from formulations.offline.size import MAX_MODEL_CELLS, check_size
 from formulations.offline.symmetry import LEX_ROWS, identical_pairs
 from sjfbsbf.core.interference import Interference
@@ -104,6 +105,8 @@ def preprocess(
         raise ValueError(f"dt must be a positive number of seconds, got {dt!r}")
     if horizon is not None and horizon < 1:
         raise ValueError(f"horizon must be at least one slot, got {horizon!r}")
+    if search < 0:
+        raise ValueError(f"search must be a non-negative number of simulations, got {search}")
     if work_units_per_slot < 1 or not time_resolution_s > 0:
         raise ValueError("resolutions must be positive")
     model = interference or time_slicing()
@@ -125,7 +128,9 @@ def preprocess(
     check_size(size_estimate(instance, dt, options, None, horizon, least=True), max_cells)
     heuristic: HeuristicRun | None = None
     if use_heuristic_bound:
-        heuristic = incumbent or best_heuristic(instance, dt, model, search=search, seed=seed)
+        heuristic = incumbent or best_heuristic(instance, dt, model)
+        if search > 0 and incumbent is None:
+            heuristic = search_incumbent(instance, dt, model, heuristic, search, seed=seed)
     check_size(size_estimate(instance, dt, options, heuristic, horizon), max_cells)
 
     occupied = occupants(instance, tables)

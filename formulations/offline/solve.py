@@ -18,8 +18,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from formulations.offline.backend import JobPlan, model_finish, run_backend, to_schedule
+from formulations.offline.backend import JobPlan, model_finish, to_schedule
 from formulations.offline.data import OfflineData
+from formulations.offline.dispatch import run_backend
 from formulations.offline.heuristic import HeuristicRun
 from formulations.offline.preprocess import preprocess
 from formulations.offline.replay import replay_value
