@@ -128,9 +128,12 @@ def preprocess(
     check_size(size_estimate(instance, dt, options, None, horizon, least=True), max_cells)
     heuristic: HeuristicRun | None = None
     if use_heuristic_bound:
-        heuristic = incumbent or best_heuristic(instance, dt, model)
-        if search > 0 and incumbent is None:
-            heuristic = search_incumbent(instance, dt, model, heuristic, search, seed=seed)
+        if incumbent is not None:
+            heuristic = incumbent
+        else:
+            heuristic = best_heuristic(instance, dt, model)
+            if search > 0:
+                heuristic = search_incumbent(instance, dt, model, heuristic, search, seed=seed)
     check_size(size_estimate(instance, dt, options, heuristic, horizon), max_cells)
 
     occupied = occupants(instance, tables)

@@ -50,34 +50,35 @@ VARIANTS: tuple[dict[str, Any], ...] = tuple(
 )
 
 
-class RankedSjf(Sjf):
-    """sjf starting pending jobs in the order of ``rank`` (job id -> place, lower first)."""
+class _Ranked:
+    """Makes a policy take pending jobs in the order of ``rank`` (job id -> place, lower first)
+    instead of SJF order."""
 
-    def __init__(self, rank: Mapping[int, int]) -> None:
-        self.rank = rank
+    rank: Mapping[int, int]
 
     def pending_order(self, view: ClusterView) -> list[int]:
         """Pending jobs by their place in the ranking."""
         return sorted(view.pending(), key=self.rank.__getitem__)
 
 
-class RankedSjfBsbf(SjfBsbf):
+class RankedSjf(_Ranked, Sjf):
+    """sjf starting pending jobs in the order of ``rank``."""
+
+    def __init__(self, rank: Mapping[int, int]) -> None:
+        self.rank = rank
+
+
+class RankedSjfBsbf(_Ranked, SjfBsbf):
     """sjf-bsbf with ``options``, making plans in the order of ``rank``."""
 
     def __init__(self, rank: Mapping[int, int], **options: Any) -> None:
         super().__init__(**options)
         self.rank = rank
 
-    def pending_order(self, view: ClusterView) -> list[int]:
-        """Pending jobs by their place in the ranking."""
-        return sorted(view.pending(), key=self.rank.__getitem__)
-
 
 def variant_label(options: Mapping[str, Any]) -> str:
     """``sjf-bsbf(option=value, ...)`` naming the options that differ from the defaults."""
-    defaults = {"sub_batch": "benefit", "mix_idle": True, "wait_aware": False}
-    defaults |= {"backfill_first": False, "max_partners": None}
-    changed = [f"{k}={v}" for k, v in options.items() if defaults[k] != v]
+    changed = [f"{k}={v}" for k, v in options.items() if VARIANTS[0][k] != v]
     return f"sjf-bsbf({', '.join(changed)})" if changed else "sjf-bsbf"
 
 

@@ -170,7 +170,7 @@ def solve_offline(
         raise ValueError("max_rounds must be at least 1")
     if search is None:
         search = BOUNDS_SEARCH if solver == "bounds" else 0
-    if search < 0:
+    if search < 0:  # also refused for brute force, which runs no heuristics
         raise ValueError(f"search must be a non-negative number of simulations, got {search}")
     model = interference or time_slicing()
     if solver == "brute":
@@ -308,8 +308,10 @@ def solve_offline(
         from formulations.bounds.placement_free import placement_free_bound
 
         wall = WALL_GUARD_FACTOR * placement_free + WALL_GUARD_EXTRA_S
-        free_data = data  # windows from the model's better schedule, if it found one (§2.2)
-        if best.source == "model" and data.heuristic is not None:
+        # Windows from the model's better schedule, if it found one (§2.2): preprocessed again
+        # without the heuristics (the pairs follow the narrower windows).
+        free_data = data
+        if best.source == "model":
             total = best.avg_jct * len(data.jobs)
             run = HeuristicRun("model", best.schedule, total, best.finish)
             free_data = preprocess(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -24,6 +24,13 @@ from sjfbsbf.cli.common import (
     stdout,
 )
 from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
+from sjfbsbf.cli.gap_tables import (
+    PREEMPTIVE_NOTE,
+    check_out,
+    solve_gap_table,
+    solver_line,
+    suite_gap_table,
+)
 from sjfbsbf.core.errors import InstanceError
 
 
@@ -151,7 +158,7 @@ def solve(
     """Solve the offline problem exactly; bound each policy's gap to it by an interval."""
     if solver not in ("cpsat", "milp", "bounds"):
         raise typer.BadParameter("must be 'cpsat', 'milp' or 'bounds'", param_hint="'--solver'")
-    _check_out(out)
+    check_out(out)
     check_gantt(gantt)
     from formulations.offline.replay import interval_for
 
@@ -208,7 +215,7 @@ def solve(
             origin += f" (model objective {model_objective:,.2f} s)"
         console.print(f"schedule from       {origin}", markup=False)
     console.print(
-        f"[dim]{_solver_line(solver, info, time_limit)}; {len(info.get('rounds', []))} model "
+        f"[dim]{solver_line(solver, info, time_limit)}; {len(info.get('rounds', []))} model "
         f"solve(s), {result.runtime_s:.2f} s; horizon {info.get('horizon')} slots, model "
         f"tolerance {info.get('tolerance_s', 0.0):.3f} s[/dim]"
     )
@@ -238,8 +245,8 @@ def solve(
         if not part:
             continue
         if preemptive:
-            console.print(_PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
-        console.print(_solve_gap_table(part))
+            console.print(PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
+        console.print(solve_gap_table(part))
     if result.status.value != "optimal":
         console.print(
             "[dim]not proven optimal: the intervals run from the best schedule found to the "
@@ -255,77 +262,6 @@ def solve(
     if gantt is not None and result.schedule is not None:
         replayed_run = result.replay(record_segments=True)
         write_gantt(console, replayed_run, gantt, instance.cluster.num_gpus)
-
-
-#: Said above the preemptive policies' gaps (``solve``, ``gap``).
-_PREEMPTIVE_NOTE = (
-    "preemptive policies, reported apart: the optimum is over non-preemptive schedules, so "
-    "their gap can be negative:"
-)
-
-
-def _check_out(out: Path | None) -> None:
-    """Refuse an ``--out`` path that is not ``.csv`` / ``.json`` or is a directory (usage)."""
-    if out is None:
-        return
-    from sjfbsbf.experiments.gap import check_out_path
-
-    try:
-        check_out_path(out)
-    except ValueError:
-        raise typer.BadParameter(
-            f"{out}: must end in .csv or .json", param_hint="'--out'"
-        ) from None
-    if out.is_dir():
-        raise typer.BadParameter(f"{out} is a directory", param_hint="'--out'")
-
-
-def _solve_gap_table(rows: list[dict[str, Any]]) -> Any:
-    """The table of ``solve``: policy, average JCT and both ends of its gap."""
-    from rich.table import Table
-
-    from sjfbsbf.experiments.gap_report import format_gap
-
-    table = Table(show_edge=False)
-    for header in ("policy", "avg JCT (s)", "gap low", "gap high"):
-        table.add_column(header, justify="left" if header == "policy" else "right")
-    for row in rows:
-        table.add_row(
-            row["policy"],
-            f"{row['avg_jct']:,.2f}",
-            format_gap(row["gap_low"]),
-            format_gap(row["gap_high"]),
-        )
-    return table
-
-
-def _solver_line(solver: str, info: dict[str, Any], time_limit: float) -> str:
-    """What ran and what a time-limited result depends on (docs/formulations.md §2.6)."""
-    limit = info.get("limit")
-    if solver == "bounds":
-        return (
-            f"no model: the best non-preemptive heuristic after {info.get('search', 0)} search "
-            "simulations, and the lower bounds (deterministic)"
-        )
-    if solver == "cpsat":
-        workers = info.get("num_workers", 1)
-        line = (
-            f"CP-SAT, {workers} worker{'s' if workers != 1 else ''}, seed {info.get('seed')}, "
-            f"deterministic time limit {time_limit:g}"
-        )
-        if limit == "wall-clock guard":
-            line += " (stopped by the wall-clock guard: not reproducible)"
-        elif limit is not None:
-            line += (
-                " (reached: reproducible)"
-                if workers == 1
-                else " (reached: with several workers a stopped run may differ from run to run)"
-            )
-        return line
-    line = f"MILP ({info.get('backend', 'highs')}), wall-clock time limit {time_limit:g} s"
-    if limit is not None:
-        line += " (reached: a stopped run is not reproducible)"
-    return line
 
 
 @app.command()
@@ -346,7 +282,7 @@ def gap(
     ] = None,
 ) -> None:
     """Per instance and policy: the interval holding average JCT ÷ offline optimum − 1."""
-    _check_out(out)
+    check_out(out)
     from formulations.offline.suite import OPTIMA_FILE, load_suite
     from sjfbsbf.experiments.gap import GAP_POLICIES, gap_summary, gap_table, write_gap_table
 
@@ -368,8 +304,8 @@ def gap(
         if not shown:
             continue
         if preemptive:
-            console.print(_PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
-        console.print(_suite_gap_table(table, summary, shown, suite, preemptive))
+            console.print(PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
+        console.print(suite_gap_table(table, summary, shown, suite, preemptive))
     proven = int((table.drop_duplicates("instance")["status"] == "optimal").sum())
     instances = table["instance"].nunique()
     console.print(
@@ -379,32 +315,3 @@ def gap(
     if out is not None:
         write_gap_table(table, out)
         console.print(f"wrote {out} ({len(table)} rows)", markup=False, soft_wrap=True)
-
-
-def _suite_gap_table(
-    table: Any, summary: Any, policies: list[str], suite: Path, preemptive: bool
-) -> Any:
-    """The table of ``gap``: per instance U, L and each policy's interval, then the summary."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    from sjfbsbf.experiments.gap_report import SUITE_HEADERS, suite_rows, summary_rows
-
-    kind = "preemptive" if preemptive else "non-preemptive"
-    out = Table(
-        title=f"Gap to the offline optimum ({kind} policies): {escape(str(suite))}",
-        caption=(
-            "[J/(U + tol) − 1, J/(L − tol) − 1] at the recorded dt: U best replayed schedule, "
-            "L lower bound, tol replay tolerance"
-        ),
-        show_edge=False,
-    )
-    for header in (*SUITE_HEADERS, *policies):
-        out.add_column(header, justify="left" if header in ("instance", "status") else "right")
-    for cells in suite_rows(table, policies):
-        out.add_row(*cells)
-    out.add_section()
-    blank = [""] * (len(SUITE_HEADERS) - 1)
-    for label, *cells in summary_rows(summary, policies):
-        out.add_row(label, *blank, *cells)
-    return out

@@ -1,0 +1,108 @@
+"""What ``sjfbsbf solve`` and ``sjfbsbf gap`` print: their gap tables, the line saying what the
+solver ran, and the check of ``--out`` (docs/formulations.md §2.8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+#: Said above the preemptive policies' gaps (``solve``, ``gap``).
+PREEMPTIVE_NOTE = (
+    "preemptive policies, reported apart: the optimum is over non-preemptive schedules, so "
+    "their gap can be negative:"
+)
+
+
+def check_out(out: Path | None) -> None:
+    """Refuse an ``--out`` path that is not ``.csv`` / ``.json`` or is a directory (usage)."""
+    if out is None:
+        return
+    from sjfbsbf.experiments.gap import check_out_path
+
+    try:
+        check_out_path(out)
+    except ValueError:
+        raise typer.BadParameter(
+            f"{out}: must end in .csv or .json", param_hint="'--out'"
+        ) from None
+    if out.is_dir():
+        raise typer.BadParameter(f"{out} is a directory", param_hint="'--out'")
+
+
+def solve_gap_table(rows: list[dict[str, Any]]) -> Any:
+    """The table of ``solve``: policy, average JCT and both ends of its gap."""
+    from rich.table import Table
+
+    from sjfbsbf.experiments.gap_report import format_gap
+
+    table = Table(show_edge=False)
+    for header in ("policy", "avg JCT (s)", "gap low", "gap high"):
+        table.add_column(header, justify="left" if header == "policy" else "right")
+    for row in rows:
+        table.add_row(
+            row["policy"],
+            f"{row['avg_jct']:,.2f}",
+            format_gap(row["gap_low"]),
+            format_gap(row["gap_high"]),
+        )
+    return table
+
+
+def solver_line(solver: str, info: dict[str, Any], time_limit: float) -> str:
+    """What ran and what a time-limited result depends on (docs/formulations.md §2.6)."""
+    limit = info.get("limit")
+    if solver == "bounds":
+        return (
+            f"no model: the best non-preemptive heuristic after {info.get('search', 0)} search "
+            "simulations, and the lower bounds (deterministic)"
+        )
+    if solver == "cpsat":
+        workers = info.get("num_workers", 1)
+        line = (
+            f"CP-SAT, {workers} worker{'s' if workers != 1 else ''}, seed {info.get('seed')}, "
+            f"deterministic time limit {time_limit:g}"
+        )
+        if limit == "wall-clock guard":
+            line += " (stopped by the wall-clock guard: not reproducible)"
+        elif limit is not None:
+            line += (
+                " (reached: reproducible)"
+                if workers == 1
+                else " (reached: with several workers a stopped run may differ from run to run)"
+            )
+        return line
+    line = f"MILP ({info.get('backend', 'highs')}), wall-clock time limit {time_limit:g} s"
+    if limit is not None:
+        line += " (reached: a stopped run is not reproducible)"
+    return line
+
+
+def suite_gap_table(
+    table: Any, summary: Any, policies: list[str], suite: Path, preemptive: bool
+) -> Any:
+    """The table of ``gap``: per instance U, L and each policy's interval, then the summary."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from sjfbsbf.experiments.gap_report import SUITE_HEADERS, suite_rows, summary_rows
+
+    kind = "preemptive" if preemptive else "non-preemptive"
+    out = Table(
+        title=f"Gap to the offline optimum ({kind} policies): {escape(str(suite))}",
+        caption=(
+            "[J/(U + tol) − 1, J/(L − tol) − 1] at the recorded dt: U best replayed schedule, "
+            "L lower bound, tol replay tolerance"
+        ),
+        show_edge=False,
+    )
+    for header in (*SUITE_HEADERS, *policies):
+        out.add_column(header, justify="left" if header in ("instance", "status") else "right")
+    for cells in suite_rows(table, policies):
+        out.add_row(*cells)
+    out.add_section()
+    blank = [""] * (len(SUITE_HEADERS) - 1)
+    for label, *cells in summary_rows(summary, policies):
+        out.add_row(label, *blank, *cells)
+    return out
