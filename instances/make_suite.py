@@ -15,19 +15,21 @@ Usage (from the repository root)::
     python instances/make_suite.py --only n5-g2-heavy-a --time-limit 120
     python instances/make_suite.py --no-solve      # instance files only
     python instances/make_suite.py --only n12-g8-all-e --keep --prove-free 400
+    python instances/make_suite.py --only n12-g8-all-c --keep --prove-free 300 --lb-tree
     python instances/make_suite.py --only n50-g8-all-a --search 300 --workers 1 --merge
 
 ``--prove-free SECONDS`` runs the placement-free CP-SAT bound on each unproven instance
 (:func:`formulations.bounds.placement_free_bound`, one worker, that deterministic-time limit,
-docs/formulations.md §2.10 item 6): a higher bound replaces the recorded one (``placement_free``
-records how it was found), and when it reaches the recorded schedule's replayed value within
-the model tolerance the entry becomes ``optimal``. ``--keep`` keeps an instance's recorded
-solve instead of solving it again. ``--merge`` keeps, of the recorded solve and the new one,
-the entry whose schedule replays better and gives it the higher of the two bounds (recorded
-under ``merged``), so a re-record never makes an entry worse. ``--search N`` spends N
-simulations on the incumbent search before the model (docs/formulations.md §2.2; the model is
-then hinted with, and its windows derived from, the best schedule found) and records
-``search`` in the entry.
+docs/formulations.md §2.10 item 6): a higher bound replaces the recorded one
+(``placement_free`` records how it was found), and when it reaches the recorded schedule's
+replayed value within the model tolerance the entry becomes ``optimal``; with ``--lb-tree``
+that run uses CP-SAT's lb-tree search (a higher bound in a short budget, later proofs).
+``--keep`` keeps an instance's recorded solve instead of solving it again. ``--merge`` keeps,
+of the recorded solve and the new one, the entry whose schedule replays better and gives it the
+higher of the two bounds (recorded under ``merged``), so a re-record never makes an entry
+worse. ``--search N`` spends N simulations on the incumbent search before the model
+(docs/formulations.md §2.2; the model is then hinted with, and its windows derived from, the
+best schedule found) and records ``search`` in the entry.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-solve", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep recorded solves")
     parser.add_argument("--prove-free", type=float, default=None, metavar="SECONDS")
+    parser.add_argument("--lb-tree", action="store_true", help="lb-tree search in --prove-free")
     parser.add_argument("--search", type=int, default=None, metavar="N")
     parser.add_argument("--merge", action="store_true", help="never make an entry worse")
     args = parser.parse_args(argv)
@@ -80,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if args.keep and spec.name in entries:
             if args.prove_free is not None:
-                _prove_free(entries[spec.name], instance, args.prove_free)
+                _prove_free(entries[spec.name], instance, args.prove_free, args.lb_tree)
                 write_optima(optima_path, entries)
             continue
         started = time.perf_counter()
@@ -113,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             _merge(entries[spec.name], new) if args.merge and spec.name in entries else new
         )
         if args.prove_free is not None:
-            _prove_free(entries[spec.name], instance, args.prove_free)
+            _prove_free(entries[spec.name], instance, args.prove_free, args.lb_tree)
         write_optima(optima_path, entries)
         print(
             f"{spec.name:24s} {result.status.value:10s} model={result.objective} "
@@ -145,14 +148,16 @@ def _merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return keep
 
 
-def _prove_free(entry: dict[str, Any], instance: Instance, seconds: float) -> None:
+def _prove_free(
+    entry: dict[str, Any], instance: Instance, seconds: float, lb_tree: bool = False
+) -> None:
     """Raise ``entry``'s bound to the placement-free bound when higher; mark it optimal when
     that bound meets its replayed value within the model tolerance."""
     if entry["status"] == "optimal" or entry.get("replayed_avg_jct") is None:
         return
     data = preprocess(instance, float(entry["dt"]))
     started = time.perf_counter()
-    found = placement_free_bound(data, time_limit=seconds)
+    found = placement_free_bound(data, time_limit=seconds, lb_tree_search=lb_tree)
     wall = time.perf_counter() - started
     replayed = float(entry["replayed_avg_jct"])
     print(
@@ -168,6 +173,7 @@ def _prove_free(entry: dict[str, Any], instance: Instance, seconds: float) -> No
         "status": found.status.value,
         "bound": found.bound,
         "time_limit_s": seconds,
+        "lb_tree_search": lb_tree,
         "wall_s": round(wall, 1),
     }
     if found.bound >= replayed - objective_tolerance(data, replayed):

@@ -94,6 +94,7 @@ def placement_free_bound(
     seed: int = 0,
     hinted: bool = True,
     deadline: float | None = None,
+    lb_tree_search: bool = False,
 ) -> RelaxationBound:
     """Solve the placement-free model with CP-SAT; its optimum (or CP-SAT's bound when the
     limit stops it) bounds the model's average JCT from below.
@@ -111,6 +112,9 @@ def placement_free_bound(
     deadline
         A ``time.monotonic()`` wall-clock guard (``None``: none); a run it stops is not
         reproducible (``limit`` says so).
+    lb_tree_search
+        CP-SAT's ``optimize_with_lb_tree_search``: a search that raises the bound faster in a
+        short budget but proves optima later (docs/formulations.md §2.10 item 6, measured).
 
     Returns
     -------
@@ -126,7 +130,12 @@ def placement_free_bound(
         gpu_ids = {id(lit) for lit in v.x.values()}
         hints = [(lit, value) for lit, value in schedule_hints(data, v) if id(lit) not in gpu_ids]
     options = EngineOptions(
-        time_limit=time_limit, deterministic=True, workers=workers, seed=seed, deadline=deadline
+        time_limit=time_limit,
+        deterministic=True,
+        workers=workers,
+        seed=seed,
+        deadline=deadline,
+        cpsat_parameters=(("optimize_with_lb_tree_search", True),) if lb_tree_search else (),
     )
     run = engine.solve(model, options, hints=hints)
     units = run.bound

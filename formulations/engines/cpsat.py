@@ -62,6 +62,8 @@ def solve(
         wall = left if wall is None else min(wall, left)
     if wall is not None:
         parameters.max_time_in_seconds = wall
+    for name, setting in options.cpsat_parameters:
+        _set_parameter(parameters, name, setting)
     started = time.perf_counter()
     code = solver.solve(model)
     elapsed = time.perf_counter() - started
@@ -96,6 +98,24 @@ def solve(
             "deterministic_time": deterministic,
         },
     )
+
+
+def _set_parameter(parameters: Any, name: str, value: bool | int | float | str) -> None:
+    """Set one scalar ``SatParameters`` field, refusing an unknown name or a mistyped value."""
+    current = getattr(parameters, name, None) if name.islower() else None
+    if not isinstance(current, (bool, int, float, str)):
+        raise ValueError(f"CP-SAT has no scalar parameter {name!r}")
+    if isinstance(current, bool) or isinstance(value, bool):
+        fits = isinstance(current, bool) and isinstance(value, bool)
+    elif isinstance(current, float):
+        fits = isinstance(value, (int, float))
+    else:
+        fits = type(value) is type(current)
+    if not fits:
+        raise ValueError(
+            f"CP-SAT parameter {name!r} takes a {type(current).__name__}, not {value!r}"
+        )
+    setattr(parameters, name, value)
 
 
 def _to_stderr(line: str) -> None:

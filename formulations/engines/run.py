@@ -41,6 +41,10 @@ class EngineOptions:
         fixed at the first solve in a process; a later solve asking for another count fails).
     log
         Solver output on stderr (``True``) or nowhere (``False``); never on stdout.
+    cpsat_parameters
+        CP-SAT only: further ``SatParameters`` fields by name, set after the ones above, e.g.
+        ``(("optimize_with_lb_tree_search", True),)``; a name CP-SAT does not know, or a value of
+        the wrong type, is refused (``ValueError``) before the solve.
     """
 
     time_limit: float | None = None
@@ -49,6 +53,7 @@ class EngineOptions:
     seed: int = 0
     workers: int = 1
     log: bool = False
+    cpsat_parameters: tuple[tuple[str, bool | int | float | str], ...] = ()
 
     @property
     def limited(self) -> bool:

@@ -87,6 +87,7 @@ def solve_offline(
     max_model_cells: int | None = MAX_MODEL_CELLS,
     relaxation: bool = True,
     placement_free: float | None = None,
+    placement_free_lb_tree: bool = False,
     search: int | None = None,
 ) -> OfflineResult:
     """Solve the offline problem of ``instance`` with slots of ``dt`` seconds.
@@ -135,6 +136,9 @@ def solve_offline(
         deterministic-time limit (its own budget, beyond ``time_limit``; wall-clock guard
         3 × it + 30 s): its bound joins L, and when it meets the best replayed schedule the
         result is OPTIMAL (``info["proven_by"]`` says so).
+    placement_free_lb_tree
+        Run that bound with CP-SAT's lb-tree search (a higher bound in a short budget, later
+        proofs; §2.10 item 6).
     search
         Simulations of the incumbent search after the heuristics (:mod:`.search`, §2.2): a
         better schedule tightens the windows and the hint. ``None``: ``BOUNDS_SEARCH`` for
@@ -323,8 +327,12 @@ def solve_offline(
             workers=num_workers,
             seed=seed,
             deadline=time.monotonic() + wall,
+            lb_tree_search=placement_free_lb_tree,
         )
-        info["placement_free"] = found.as_info() | {"horizon": free_data.horizon}
+        info["placement_free"] = found.as_info() | {
+            "horizon": free_data.horizon,
+            "lb_tree_search": placement_free_lb_tree,
+        }
         free_bound = found.bound
         if free_bound is not None and best.avg_jct <= free_bound + objective_tolerance(
             data, free_bound

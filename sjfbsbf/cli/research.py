@@ -151,6 +151,13 @@ def solve(
             help="If unproven, run the placement-free CP-SAT bound for S more (deterministic) s.",
         ),
     ] = None,
+    lb_tree: Annotated[
+        bool,
+        typer.Option(
+            "--lb-tree",
+            help="With --prove-free: CP-SAT's lb-tree search (higher bound soon, later proofs).",
+        ),
+    ] = False,
     search: Annotated[int | None, SEARCH_OPTION] = None,
     out: Annotated[Path | None, OUT_OPTION] = None,
     gantt: Annotated[Path | None, GANTT_OPTION] = None,
@@ -168,6 +175,8 @@ def solve(
     for flag, value in (("--time-limit", time_limit), ("--prove-free", prove_free)):
         if value is not None and not (math.isfinite(value) and value > 0):
             raise typer.BadParameter("must be a positive number of seconds", param_hint=f"'{flag}'")
+    if lb_tree and prove_free is None:
+        raise typer.BadParameter("needs --prove-free S", param_hint="'--lb-tree'")
     from sjfbsbf.core.instance_io import read_instance
     from sjfbsbf.experiments.compare import run_policies
 
@@ -189,6 +198,7 @@ def solve(
             num_workers=workers,
             max_model_cells=None if force else MAX_MODEL_CELLS,
             placement_free=prove_free,
+            placement_free_lb_tree=lb_tree,
             search=search,
         )
     except ModelTooLarge as exc:

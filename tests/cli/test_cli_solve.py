@@ -275,6 +275,9 @@ def test_cli_solve_prove_free_raises_the_bound(tmp_path: Path) -> None:
     assert bound == pytest.approx(optimum.replayed_avg_jct, abs=0.01 + optimum.tolerance_s)
     refused = CliRunner().invoke(app, ["solve", str(path), "--prove-free", "0"])
     assert refused.exit_code != 0 and "--prove-free" in refused.output
+    alone = CliRunner().invoke(app, ["solve", str(path), "--lb-tree"])
+    assert alone.exit_code == 2 and "needs --prove-free" in alone.output
+    assert "Traceback" not in alone.output
 
 
 def test_cli_solve_search(tmp_path: Path) -> None:

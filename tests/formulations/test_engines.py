@@ -93,6 +93,35 @@ def test_cpsat_stopped_without_a_solution_is_time_limit(deterministic: bool) -> 
     assert run.limit == ("deterministic time" if deterministic else "wall-clock")
 
 
+def test_cpsat_parameters_are_passed_by_name() -> None:
+    """A named CP-SAT parameter takes effect: stopped after the hinted first solution."""
+    params = (("stop_after_first_solution", True), ("cp_model_presolve", False))
+    model, x = _cp_knapsack()
+    run = cpsat_engine.solve(
+        model, EngineOptions(cpsat_parameters=params), hints=[(v, 0) for v in x]
+    )
+    assert run.status is SolveStatus.FEASIBLE and run.objective == 0.0
+    assert run.bound is not None and run.bound > 17.0
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("no_such_parameter", 1),
+        ("FIXED_SEARCH", 1),  # an enum constant, not a field
+        ("num_workers", "two"),
+        ("num_workers", True),
+        ("optimize_with_lb_tree_search", 2.5),
+    ],
+)
+def test_cpsat_refuses_an_unknown_or_mistyped_parameter(
+    name: str, value: bool | int | float | str
+) -> None:
+    model, _ = _cp_knapsack()
+    with pytest.raises(ValueError, match=name):
+        cpsat_engine.solve(model, EngineOptions(cpsat_parameters=((name, value),)))
+
+
 def test_cpsat_hint_is_given() -> None:
     model, x = _cp_knapsack()
     hints = [(v, value) for v, value in zip(x, [1, 0, 0, 1], strict=True)]

@@ -61,6 +61,24 @@ def test_it_meets_the_optimum_and_the_pairwise_milp() -> None:
     assert highs == pytest.approx(cpsat, abs=tolerance)
 
 
+def test_lb_tree_search_meets_the_same_optimum() -> None:
+    """CP-SAT's lb-tree search (``lb_tree_search=True``) proves the same optimum on
+    n10-g8-all-a, and ``solve_offline`` records that it ran it."""
+    optimum, instance = SUITE["n10-g8-all-a"]
+    assert optimum.replayed_avg_jct is not None
+    data = preprocess(instance, optimum.dt)
+    tree = placement_free_bound(data, time_limit=20, lb_tree_search=True)
+    plain = placement_free_bound(data, time_limit=20)
+    assert tree.status.value == plain.status.value == "optimal"
+    assert tree.bound is not None and plain.bound is not None
+    assert tree.bound == pytest.approx(plain.bound, abs=1e-9)
+    result = solve_offline(
+        instance, dt=optimum.dt, time_limit=0.05, placement_free=20, placement_free_lb_tree=True
+    )
+    assert result.info["placement_free"]["lb_tree_search"] is True
+    assert result.bound == pytest.approx(plain.bound, abs=optimum.tolerance_s + 1e-6)
+
+
 def test_a_short_limit_gives_a_bound_below_the_optimum() -> None:
     """Stopped early on a 12-job instance, the bound (CP-SAT's) is below the optimum."""
     optimum, instance = SUITE["n12-g8-all-c"]
