@@ -15,7 +15,8 @@ solve (``--out``): status, best replayed average JCT U, lower bound L, the gap (
 solver's time and the wall time. It runs on older checkouts too (``PYTHONPATH=<checkout>``; the
 bounds it reports are then that version's), which is how the before/after table of
 docs/formulations.md §2.10 was made. ``--prove-free S`` passes ``placement_free=S`` to
-``solve_offline`` (the placement-free CP-SAT bound on unproven solves; current checkouts only),
+``solve_offline`` (the placement-free CP-SAT bound on unproven solves; current checkouts only;
+``--lb-tree`` runs it with CP-SAT's lb-tree search),
 ``--search N`` its ``search=N`` (the incumbent search; default: the solver's, 300 for bounds).
 
 Not a test: run it by hand, e.g. ``python benchmarks/offline_solve_time.py --time-limit 60`` or
@@ -56,7 +57,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="S",
         help="--scale: give unproven solves S more s of the placement-free CP-SAT bound",
     )
+    parser.add_argument(
+        "--lb-tree", action="store_true", help="--prove-free with CP-SAT's lb-tree search"
+    )
     args = parser.parse_args(argv)
+    if args.lb_tree and args.prove_free is None:
+        parser.error("--lb-tree needs --prove-free S")
     if args.scale:
         return scale(args)
 
@@ -145,9 +151,11 @@ def scale(args: argparse.Namespace) -> int:
             instance = make_instance(spec)
             for backend in args.backends:
                 started = time.perf_counter()
-                extra: dict[str, float | int] = {}
+                extra: dict[str, float | int | bool] = {}
                 if args.prove_free is not None:
                     extra["placement_free"] = args.prove_free
+                    if args.lb_tree:
+                        extra["placement_free_lb_tree"] = True
                 if args.search is not None:
                     extra["search"] = args.search
                 result = solve_offline(
