@@ -4,14 +4,18 @@ optima, and agrees with the pairwise relaxation, its MILP counterpart on HiGHS."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from formulations.bounds import pairwise_bound
+from formulations.bounds import placement_free as placement_free_module
 from formulations.bounds.placement_free import (
     GPU_FAMILIES,
     build_placement_free,
     placement_free_bound,
 )
+from formulations.engines import EngineOptions
 from formulations.offline import solve_offline
 from formulations.offline.cpsat.solve import build
 from formulations.offline.families import FAMILIES
@@ -61,7 +65,7 @@ def test_it_meets_the_optimum_and_the_pairwise_milp() -> None:
     assert highs == pytest.approx(cpsat, abs=tolerance)
 
 
-def test_lb_tree_search_meets_the_same_optimum() -> None:
+def test_lb_tree_search_meets_the_same_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
     """CP-SAT's lb-tree search (``lb_tree_search=True``) proves the same optimum on
     n10-g8-all-a, and ``solve_offline`` records that it ran it."""
     optimum, instance = SUITE["n10-g8-all-a"]
@@ -72,11 +76,21 @@ def test_lb_tree_search_meets_the_same_optimum() -> None:
     assert tree.status.value == plain.status.value == "optimal"
     assert tree.bound is not None and plain.bound is not None
     assert tree.bound == pytest.approx(plain.bound, abs=1e-9)
+    asked: list[EngineOptions] = []
+    solve = placement_free_module.engine.solve
+
+    def spy(model: Any, options: EngineOptions, **kwargs: Any) -> Any:
+        asked.append(options)
+        return solve(model, options, **kwargs)
+
+    monkeypatch.setattr(placement_free_module.engine, "solve", spy)
     result = solve_offline(
         instance, dt=optimum.dt, time_limit=0.05, placement_free=20, placement_free_lb_tree=True
     )
     assert result.info["placement_free"]["lb_tree_search"] is True
     assert result.bound == pytest.approx(plain.bound, abs=optimum.tolerance_s + 1e-6)
+    # The flag reaches CP-SAT in the placement-free run only (the model's run comes first).
+    assert [o.cpsat_parameters for o in asked] == [(), (("optimize_with_lb_tree_search", True),)]
 
 
 def test_a_short_limit_gives_a_bound_below_the_optimum() -> None:
