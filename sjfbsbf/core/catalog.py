@@ -10,6 +10,11 @@ iteration on RTX A6000, memory) plus the stated assumptions of ``docs/model.md``
 * memory: 40% fixed, 60% proportional to the micro-batch (MB taken as 10^-3 GB);
 * contention scale u_max per model from the prototype (RL 0.3 ... GPT-2 1.0).
 
+**Parametric catalogs.** ``get_catalog("default:alpha=X")`` is the default catalog rebuilt with
+the alpha share X instead of :data:`ALPHA_SHARE` (``0 <= X <=`` :data:`MAX_ALPHA_SHARE`; beta
+follows, so every full-batch step, and with it every exclusive duration at the full batch, is
+unchanged: only sub-batched steps change). Built once per name and cached.
+
 It also holds the per-model contention scales of the ``gavel-fitted`` interference preset
 (:data:`GAVEL_CONTENTION_SCALES`, docs/model.md §3), fitted on Gavel's measured V100 pairs by
 :mod:`sjfbsbf.experiments.calibration` and embedded here so the toolkit works without the data.
@@ -17,7 +22,9 @@ It also holds the per-model contention scales of the ``gavel-fitted`` interferen
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +34,9 @@ from sjfbsbf.core.profile import ModelProfile
 
 #: Share of the 1-GPU step spent as fixed per-micro-batch overhead.
 ALPHA_SHARE = 0.09
+#: Largest alpha share a parametric catalog (``default:alpha=X``) accepts: beyond half the step
+#: every fit is left far behind (Gavel's solo step times give 8-25%, docs/model.md §2).
+MAX_ALPHA_SHARE = 0.5
 #: Share of the listed memory that does not depend on the micro-batch.
 MEM_FIXED_SHARE = 0.4
 #: Intra-node bandwidth (GB/s) used to turn measured all-reduce times into gradient volumes.
@@ -125,9 +135,15 @@ def _gavel_contention_scales() -> Mapping[str, ContentionScale]:
 GAVEL_CONTENTION_SCALES = _gavel_contention_scales()
 
 
-def profile_from_testbed(name: str, entry: TestbedEntry) -> ModelProfile:
-    """Build a :class:`ModelProfile` from a testbed entry and the stated assumptions."""
-    alpha = ALPHA_SHARE * entry.step_1gpu_s
+def profile_from_testbed(
+    name: str, entry: TestbedEntry, alpha_share: float = ALPHA_SHARE
+) -> ModelProfile:
+    """Build a :class:`ModelProfile` from a testbed entry and the stated assumptions.
+
+    ``alpha_share`` is the share of the 1-GPU step that is fixed per micro-batch (default
+    :data:`ALPHA_SHARE`); beta takes the rest, so the full-batch step is the testbed's.
+    """
+    alpha = alpha_share * entry.step_1gpu_s
     beta = (entry.step_1gpu_s - alpha) / entry.batch
     mem_gb = entry.memory_mb / 1000.0
     return ModelProfile(
@@ -141,8 +157,10 @@ def profile_from_testbed(name: str, entry: TestbedEntry) -> ModelProfile:
     )
 
 
-def _default_catalog() -> Mapping[str, ModelProfile]:
-    return MappingProxyType({k: profile_from_testbed(k, v) for k, v in TESTBED.items()})
+def _default_catalog(alpha_share: float = ALPHA_SHARE) -> Mapping[str, ModelProfile]:
+    return MappingProxyType(
+        {k: profile_from_testbed(k, v, alpha_share) for k, v in TESTBED.items()}
+    )
 
 
 _CATALOGS: dict[str, Mapping[str, ModelProfile]] = {"default": _default_catalog()}
@@ -150,19 +168,85 @@ _CATALOGS: dict[str, Mapping[str, ModelProfile]] = {"default": _default_catalog(
 #: Per-GPU batch each default model trains with (the testbed setting).
 DEFAULT_BATCH: Mapping[str, int] = MappingProxyType({k: v.batch for k, v in TESTBED.items()})
 
+#: A parametric catalog name: ``BASE:alpha=X``, X a plain decimal number (``0.15``, ``1e-2``).
+_PARAMETRIC = re.compile(
+    r"(?P<base>[^:]*):alpha=(?P<alpha>(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)"
+)
+#: The catalogs that take an alpha parameter.
+_ALPHA_BASES = ("default",)
 
-def get_catalog(name: str) -> Mapping[str, ModelProfile]:
-    """The catalog called ``name``.
+
+class CatalogError(KeyError, ValueError):
+    """An unknown or malformed catalog name (a :class:`KeyError`, as an unknown name always was,
+    and a :class:`ValueError`); the message names the catalog."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def catalog_name(alpha: float, base: str = "default") -> str:
+    """The parametric catalog name of ``base`` with alpha share ``alpha`` (``default:alpha=0.15``).
 
     Raises
     ------
-    KeyError
-        If no such catalog exists.
+    CatalogError
+        If ``base`` takes no alpha or ``alpha`` is out of range.
+    """
+    value = float(alpha) + 0.0  # -0.0 -> 0.0
+    if not 0.0 <= value <= MAX_ALPHA_SHARE:  # NaN fails too
+        raise CatalogError(
+            f"alpha must be between 0 and {MAX_ALPHA_SHARE:g} (a share of the 1-GPU step), "
+            f"got {alpha!r}"
+        )
+    name = f"{base}:alpha={value!r}"
+    get_catalog(name)  # checks the base, and builds it once
+    return name
+
+
+def get_catalog(name: str) -> Mapping[str, ModelProfile]:
+    """The catalog called ``name``: ``default``, or ``default:alpha=X`` (docs/model.md §2).
+
+    ``default:alpha=X`` is the default catalog with the alpha share X in
+    ``[0, MAX_ALPHA_SHARE]`` (:data:`MAX_ALPHA_SHARE` = 0.5) instead of :data:`ALPHA_SHARE`; each
+    name is built once and cached. ``default`` is always the same object.
+
+    Raises
+    ------
+    CatalogError
+        (a :class:`KeyError` and a :class:`ValueError`) If no such catalog exists or a
+        parametric name is malformed or out of range; the message names it.
     """
     try:
         return _CATALOGS[name]
     except KeyError:
-        raise KeyError(f"unknown catalog {name!r}; known: {', '.join(sorted(_CATALOGS))}") from None
+        pass
+    except TypeError:  # unhashable
+        raise CatalogError(f"catalog name must be a string, got {name!r}") from None
+    if not isinstance(name, str):
+        raise CatalogError(f"catalog name must be a string, got {name!r}")
+    return _parametric_catalog(name)
+
+
+@functools.lru_cache(maxsize=256)
+def _parametric_catalog(name: str) -> Mapping[str, ModelProfile]:
+    known = (
+        f"known: {', '.join(sorted(_CATALOGS))}, or "
+        f"{'|'.join(_ALPHA_BASES)}:alpha=X with 0 <= X <= {MAX_ALPHA_SHARE:g}"
+    )
+    if ":" not in name:
+        raise CatalogError(f"unknown catalog {name!r}; {known}")
+    match = _PARAMETRIC.fullmatch(name)
+    if match is None:
+        raise CatalogError(f"malformed catalog name {name!r}; {known}")
+    base, alpha = match["base"], float(match["alpha"])
+    if base not in _ALPHA_BASES:
+        raise CatalogError(f"unknown catalog {base!r} in {name!r}; {known}")
+    if not 0.0 <= alpha <= MAX_ALPHA_SHARE:
+        raise CatalogError(
+            f"catalog {name!r}: alpha must be between 0 and {MAX_ALPHA_SHARE:g} "
+            f"(a share of the 1-GPU step), got {match['alpha']}"
+        )
+    return _default_catalog(alpha)
 
 
 def generic_profile(catalog: Mapping[str, ModelProfile]) -> ModelProfile:

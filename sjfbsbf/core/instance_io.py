@@ -9,8 +9,9 @@
                "iterations": 5000},
               {"id": 1, "arrival": 30.0, "gpus": 1, "duration": 600.0}]}
 
-Optional keys: top-level ``name``; cluster ``intra_bw_gbps`` and ``inter_bw_gbps``.
-Unknown keys are an error.
+Optional keys: top-level ``name``; cluster ``intra_bw_gbps`` and ``inter_bw_gbps``; job
+``estimate`` (s, a user's run-time estimate), ``vc`` and ``user`` (labels of 1 to 128 printable
+characters), written only when set. Unknown keys are an error.
 """
 
 from __future__ import annotations
@@ -28,7 +29,18 @@ _TOP_KEYS = {"schema", "cluster", "catalog", "jobs", "name"}
 _TOP_REQUIRED = {"schema", "cluster", "jobs"}
 _CLUSTER_KEYS = {"nodes", "gpus_per_node", "gpu_mem_gb", "intra_bw_gbps", "inter_bw_gbps"}
 _CLUSTER_REQUIRED = {"nodes", "gpus_per_node", "gpu_mem_gb"}
-_JOB_KEYS = {"id", "arrival", "gpus", "model", "batch", "iterations", "duration"}
+_JOB_KEYS = {
+    "id",
+    "arrival",
+    "gpus",
+    "model",
+    "batch",
+    "iterations",
+    "duration",
+    "estimate",
+    "vc",
+    "user",
+}
 _JOB_REQUIRED = {"id", "arrival", "gpus"}
 
 
@@ -78,14 +90,21 @@ def _from_dict(data: Any) -> Instance:
         values = job_data
         arrival: Any = job_data["arrival"]
         duration: Any = job_data.get("duration")
-        if type(arrival) is float and (duration is None or type(duration) is float):
+        estimate: Any = job_data.get("estimate")
+        if (
+            type(arrival) is float
+            and (duration is None or type(duration) is float)
+            and (estimate is None or type(estimate) is float)
+        ):
             pass  # the common case, as write_instance writes times: nothing to convert
-        elif _whole(arrival) or _whole(duration):  # whole-number times become floats
+        elif _whole(arrival) or _whole(duration) or _whole(estimate):  # whole numbers -> floats
             values = dict(job_data)
             if _whole(arrival):
                 values["arrival"] = float(arrival)
             if _whole(duration):
                 values["duration"] = float(duration)
+            if _whole(estimate):
+                values["estimate"] = float(estimate)
         try:
             jobs.append(Job(**values))
         except InstanceError as exc:
@@ -126,6 +145,12 @@ def instance_to_dict(instance: Instance) -> dict[str, Any]:
             entry["duration"] = job.duration
         else:
             entry.update(model=job.model, batch=job.batch, iterations=job.iterations)
+        if job.estimate is not None:  # optional keys: written only when set
+            entry["estimate"] = job.estimate
+        if job.vc is not None:
+            entry["vc"] = job.vc
+        if job.user is not None:
+            entry["user"] = job.user
         jobs.append(entry)
     out: dict[str, Any] = {"schema": SCHEMA}
     if instance.name:

@@ -34,6 +34,8 @@ MAX_GPUS_PER_NODE = 1024
 MAX_GPU_MEM_GB = 100_000.0
 #: Largest all-reduce bandwidth, in GB/s.
 MAX_BANDWIDTH_GBPS = 1_000_000.0
+#: Most characters of a job's ``vc`` and ``user`` labels.
+MAX_LABEL_CHARS = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,14 @@ class Job:
         Number of optimizer steps.
     duration
         Exclusive duration in seconds, for duration-only jobs.
+    estimate
+        Optional user-supplied estimate of the exclusive run time in seconds (like a Slurm time
+        limit; what the ``user`` duration estimator reads); any job may give one.
+    vc
+        Optional virtual cluster (queue) the job was submitted to, as a trace names it: 1 to
+        :data:`MAX_LABEL_CHARS` printable characters.
+    user
+        Optional user who submitted the job, as a trace names it (same rule as ``vc``).
     """
 
     id: int
@@ -120,6 +130,9 @@ class Job:
     batch: int | None = None
     iterations: int | None = None
     duration: float | None = None
+    estimate: float | None = None
+    vc: str | None = None
+    user: str | None = None
 
     def __post_init__(self) -> None:
         if (
@@ -135,6 +148,26 @@ class Job:
             and 0 <= self.arrival <= MAX_TIME_S
             and type(self.duration) in _NUMBER_TYPES
             and 0 < self.duration <= MAX_TIME_S
+            and (
+                self.estimate is None
+                or (type(self.estimate) in _NUMBER_TYPES and 0 < self.estimate <= MAX_TIME_S)
+            )
+            and (
+                self.vc is None
+                or (
+                    type(self.vc) is str
+                    and 0 < len(self.vc) <= MAX_LABEL_CHARS
+                    and self.vc.isprintable()
+                )
+            )
+            and (
+                self.user is None
+                or (
+                    type(self.user) is str
+                    and 0 < len(self.user) <= MAX_LABEL_CHARS
+                    and self.user.isprintable()
+                )
+            )
         ):
             return  # a well-formed duration-only job: every check of _validate passes
         self._validate()
@@ -154,6 +187,8 @@ class Job:
                     field="duration",
                 )
             _check_number(self.duration, MAX_TIME_S, "s (10 years)", row, "duration", positive=True)
+            if self.estimate is not None or self.vc is not None or self.user is not None:
+                self._validate_optional(row)
             return
         for name in ("model", "batch", "iterations"):
             if getattr(self, name) is None:
@@ -166,6 +201,17 @@ class Job:
             raise InstanceError(f"must be a model name, got {self.model!r}", row=row, field="model")
         _check_int(self.batch, 1, MAX_BATCH, row, "batch")
         _check_int(self.iterations, 1, MAX_ITERATIONS, row, "iterations")
+        if self.estimate is not None or self.vc is not None or self.user is not None:
+            self._validate_optional(row)
+
+    def _validate_optional(self, row: int) -> None:
+        """The checks of the optional fields ``estimate``, ``vc`` and ``user``, if given."""
+        if self.estimate is not None:
+            _check_number(self.estimate, MAX_TIME_S, "s (10 years)", row, "estimate", positive=True)
+        if self.vc is not None:
+            _check_label(self.vc, row, "vc")
+        if self.user is not None:
+            _check_label(self.user, row, "user")
 
     @property
     def is_duration_only(self) -> bool:
@@ -284,6 +330,30 @@ _ARRIVAL_ID = attrgetter("arrival", "id")
 
 #: Exact types the fast path of :class:`Job` accepts as numbers (not bool, not subclasses).
 _NUMBER_TYPES = (int, float)
+
+
+def label_problem(value: object) -> str | None:
+    """Why ``value`` is not a valid ``vc`` or ``user`` label, or ``None`` if it is one.
+
+    A label is a string of 1 to :data:`MAX_LABEL_CHARS` printable characters (no control
+    characters, line or paragraph separators; ``str.isprintable``).
+    """
+    if not isinstance(value, str):
+        return f"must be a string, got {value!r}"
+    if not value:
+        return "must be a non-empty string, got ''"
+    if len(value) > MAX_LABEL_CHARS:
+        return f"must be at most {MAX_LABEL_CHARS} characters, got {len(value):,}"
+    if not value.isprintable():
+        return f"must be printable text (no control characters), got {value!r}"
+    return None
+
+
+def _check_label(value: object, row: int | None, name: str) -> None:
+    """Raise unless ``value`` is a valid ``vc`` or ``user`` label (:func:`label_problem`)."""
+    problem = label_problem(value)
+    if problem is not None:
+        raise InstanceError(problem, row=row, field=name)
 
 
 def _finite_number(value: object) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from sjfbsbf.core.errors import InstanceError, SweepError
 from sjfbsbf.core.jsonio import read_json
 from sjfbsbf.core.presets import DATA_PRESETS, make_interference
+from sjfbsbf.experiments.constants import CONSTANT_KEYS, with_constants
 from sjfbsbf.experiments.sweep_details import details_problem, run_details
 from sjfbsbf.experiments.sweep_spec import RunSpec
 from sjfbsbf.experiments.sweep_workloads import build_instance
@@ -51,6 +52,8 @@ def execute(run: RunSpec, details: dict[str, Any] | None = None) -> dict[str, An
         table = DEFAULT_THROUGHPUTS
     throughputs = None if table is None else resolve_data_path(str(table))
     interference = make_interference(name, throughputs=throughputs)
+    constants = {key: sim.pop(key) for key in CONSTANT_KEYS if key in sim}
+    instance, interference = with_constants(instance, interference, **constants)
     policy = make_policy(run.policy, **run.options)
     started = time.perf_counter()
     result = simulate(instance, policy, interference=interference, record_segments=False, **sim)

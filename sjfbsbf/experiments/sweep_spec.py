@@ -24,9 +24,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from sjfbsbf.core.catalog import MAX_ALPHA_SHARE
 from sjfbsbf.core.errors import InstanceError, SweepError
-from sjfbsbf.core.jsonio import read_text
+from sjfbsbf.core.jsonio import read_json, read_text
 from sjfbsbf.core.presets import DATA_PRESETS, INTERFERENCE_PRESETS
+from sjfbsbf.experiments.constants import ConstantError, check_interference_constants
 from sjfbsbf.experiments.fingerprint import code_version, file_digest
 from sjfbsbf.experiments.sweep_workloads import (
     WORKLOAD_PARAMS,
@@ -47,7 +49,8 @@ from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 _TOP_KEYS = ("name", "description", "seeds", "workloads", "sim", "variants")
 _VARIANT_KEYS = ("label", "policy", "options", "sim")
 _DEFAULTS = inspect.signature(simulate).parameters
-#: The ``[sim]`` keys: options of :func:`~sjfbsbf.sim.simulator.simulate` (defaults filled in).
+#: The ``[sim]`` keys: options of :func:`~sjfbsbf.sim.simulator.simulate` (defaults filled in),
+#: and the model's constants ``alpha``, ``kappa``, ``eps`` (present only when given).
 SIM_PARAMS: Mapping[str, Param] = {
     "dt": Param(number(), default=float(_DEFAULTS["dt"].default)),
     "interval": Param(number(), default=float(_DEFAULTS["interval"].default)),
@@ -57,6 +60,12 @@ SIM_PARAMS: Mapping[str, Param] = {
     "interference": Param(text(*INTERFERENCE_PRESETS), default="time-slicing"),
     # Gavel's table for a data preset (gavel-measured); filled in only for those (sim_files).
     "throughputs": Param(data_file, is_file=True),
+    # The model's constants (sjfbsbf.experiments.constants): no default, so a sweep without
+    # them keeps its run keys. alpha: the catalog default:alpha=X; kappa, eps: the contention
+    # model's (refused with a measured table).
+    "alpha": Param(number(0.0, MAX_ALPHA_SHARE, strict=False)),
+    "kappa": Param(number(strict=False)),
+    "eps": Param(number(strict=False)),
 }
 #: A sweep name: it becomes a directory under ``results/``.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -161,6 +170,7 @@ class _Parser:
 
     def __init__(self, source: str) -> None:
         self.source = source
+        self.catalogs: dict[str, Any] = {}  # instance file -> its "catalog" value (check_alpha)
 
     def error(self, message: str, key: str | None = None) -> SweepError:
         return SweepError(message, source=self.source, key=key)
@@ -177,11 +187,13 @@ class _Parser:
         hashes, stamps = self.hash_inputs(workloads)
         code = code_version()
         runs: list[RunSpec] = []
-        for workload, _ in workloads:
+        for workload, where in workloads:
             for sim_point, seed, (label, policy, options, sim) in itertools.product(
                 sims, seeds, variants
             ):
                 run_sim = self.run_sim(sim_point | sim)
+                if "alpha" in run_sim:
+                    self.check_alpha(workload, where, hashes, stamps)
                 files = input_files(workload, run_sim)
                 table = run_sim.get("throughputs")  # read by the measured interference
                 if table is not None and table not in hashes:
@@ -226,7 +238,38 @@ class _Parser:
             check_sim_parameters(sim["dt"], sim["interval"], sim["restart_overhead"])
         except ValueError as exc:
             raise self.error(str(exc), "sim") from None
+        try:  # kappa / eps only for a contention model (not gavel-measured)
+            check_interference_constants(
+                sim["interference"], kappa="kappa" in sim, eps="eps" in sim
+            )
+        except ConstantError as exc:
+            raise self.error(exc.reason, f"sim.{exc.key}") from None
         return sim
+
+    def check_alpha(
+        self, workload: Mapping[str, Any], where: str, hashes: dict[str, str], stamps: _Stamps
+    ) -> None:
+        """``alpha`` rebuilds a ``default``-catalog instance: refuse an instance file naming
+        another catalog (every other kind builds its instance on ``default``)."""
+        if workload["kind"] != "file":
+            return
+        ref = str(workload["path"])
+        if ref not in self.catalogs:
+            if ref not in stamps:
+                self.hash_file(ref, f"{where}.path", hashes, stamps)
+            try:
+                data = read_json(stamps[ref][0])
+            except InstanceError as exc:
+                raise self.error(str(exc), f"{where}.path") from None
+            given = data.get("catalog", "default") if isinstance(data, dict) else "default"
+            self.catalogs[ref] = given
+        catalog = self.catalogs[ref]
+        if catalog != "default":
+            raise self.error(
+                f"applies only to instances of catalog 'default'; {where} ({ref}) is of "
+                f"catalog {catalog!r}",
+                "sim.alpha",
+            )
 
     def hash_file(
         self,

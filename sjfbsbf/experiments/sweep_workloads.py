@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from sjfbsbf.core.instance_io import read_instance
-from sjfbsbf.core.model import Cluster, Instance
+from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance
 from sjfbsbf.experiments.sweep_params import (
     CLUSTER_PARAMS,
     Param,
@@ -41,6 +41,7 @@ from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 from sjfbsbf.workloads.gavel import GavelThroughputs, load_gavel_trace, load_throughputs
 from sjfbsbf.workloads.gavel_trace import read_gavel_trace
 from sjfbsbf.workloads.generators import (
+    DURATION_DISTS,
     MODEL_MIXES,
     TESTBED_SHAPES,
     WorkloadSpec,
@@ -62,6 +63,13 @@ WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
         "rate_factor": Param(number(), default=1.0),
         # No default: absent is the whole catalog, as before the key existed (same run keys).
         "mix": Param(text(*MODEL_MIXES)),
+        # Exclusive durations (docs/model.md §7). No defaults either: absent is log-uniform in
+        # [120, 3600] s, as before the keys existed (same run keys); checked together in
+        # _check_durations.
+        "durations": Param(text(*DURATION_DISTS)),
+        "duration_shape": Param(number()),
+        "duration_min_s": Param(number(0.0, MAX_TIME_S)),
+        "duration_max_s": Param(number(0.0, MAX_TIME_S)),
     },
     "testbed": {
         **CLUSTER_PARAMS,
@@ -100,13 +108,44 @@ def input_files(workload: Mapping[str, Any], sim: Mapping[str, Any]) -> tuple[st
 
 # -- builders -------------------------------------------------------------------------------------
 def _default(params: Mapping[str, Any], seed: int) -> Instance:
+    base = WorkloadSpec()
     spec = WorkloadSpec(
         n_jobs=params["n_jobs"],
         cluster=make_cluster(params),
         load=params["load"] * params["rate_factor"],
         models=MODEL_MIXES[params.get("mix", "full")],
+        duration_min_s=params.get("duration_min_s", base.duration_min_s),
+        duration_max_s=params.get("duration_max_s", base.duration_max_s),
+        duration_dist=params.get("durations", base.duration_dist),
+        duration_shape=params.get("duration_shape", base.duration_shape),
     )
     return generate(spec, np.random.default_rng(seed))
+
+
+def _check_durations(params: Mapping[str, Any]) -> None:
+    """The duration keys of a ``default`` workload together: ``duration_shape`` only with
+    ``durations = "pareto"``; ``duration_min_s <= duration_max_s`` (an absent bound is the
+    default's, 120 or 3600 s).
+
+    Raises
+    ------
+    ParamError
+        Naming the key.
+    """
+    if "duration_shape" in params and params.get("durations") != "pareto":
+        raise ParamError(
+            "duration_shape", "applies only to durations = 'pareto' (give durations too)"
+        )
+    base = WorkloadSpec()
+    low = params.get("duration_min_s", base.duration_min_s)
+    high = params.get("duration_max_s", base.duration_max_s)
+    if low > high:
+        shown = {
+            key: f"{key} = {value:g} s" + ("" if key in params else " (the default)")
+            for key, value in (("duration_min_s", low), ("duration_max_s", high))
+        }
+        key = "duration_min_s" if "duration_min_s" in params else "duration_max_s"
+        raise ParamError(key, f"{shown['duration_min_s']} is above {shown['duration_max_s']}")
 
 
 def _testbed(params: Mapping[str, Any], seed: int) -> Instance:
@@ -231,6 +270,8 @@ def canonical_workload(workload: Mapping[str, Any]) -> dict[str, Any]:
             "'first' and 'window' exclude each other (the first N jobs, or N from a "
             "random start): give one",
         )
+    if kind == "default":
+        _check_durations(out)
     if kind in TRACE_PARAMS:
         check_trace_params(out)
     return dict(sorted(out.items()))

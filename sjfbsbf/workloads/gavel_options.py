@@ -67,7 +67,18 @@ def load_gavel_trace_with(
         path, throughputs, cluster=read_on, gpu_type=gpu_type, mode=mode
     )
     trace = [
-        TraceJob(j.id, j.arrival, j.gpus, j.duration, j.model, j.batch, j.iterations)
+        TraceJob(
+            j.id,
+            j.arrival,
+            j.gpus,
+            j.duration,
+            j.model,
+            j.batch,
+            j.iterations,
+            j.estimate,
+            j.vc,
+            j.user,
+        )
         for j in full.jobs
     ]
     instance, report = build_instance(

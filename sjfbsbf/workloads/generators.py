@@ -5,6 +5,7 @@ Every random choice draws from an explicit :class:`numpy.random.Generator`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -29,6 +30,8 @@ MODEL_MIXES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "full": (),
     }
 )
+#: Distributions of the exclusive durations (:func:`draw_durations`).
+DURATION_DISTS = ("log-uniform", "pareto")
 #: The testbed's 30-job and 61-job traces: GPU demand -> number of jobs.
 TESTBED_SHAPES: Mapping[int, Mapping[int, int]] = MappingProxyType(
     {
@@ -52,7 +55,13 @@ class WorkloadSpec:
         GPU demand -> probability (demands above the cluster size are dropped, the rest
         renormalised).
     duration_min_s, duration_max_s
-        Exclusive durations at the full batch are log-uniform in this range.
+        Exclusive durations at the full batch are drawn in this range.
+    duration_dist
+        ``"log-uniform"`` (the default) or ``"pareto"``: a Pareto truncated to the range, tail
+        index ``duration_shape`` (:func:`draw_durations`).
+    duration_shape
+        Tail index of ``"pareto"`` (> 0; the smaller, the heavier the tail). Ignored by
+        ``"log-uniform"``.
     load
         Offered GPU-time ÷ capacity; sets the Poisson arrival rate.
     models
@@ -69,18 +78,47 @@ class WorkloadSpec:
     load: float = 0.8
     models: tuple[str, ...] = ()
     catalog: str = "default"
+    duration_dist: str = "log-uniform"
+    duration_shape: float = 1.0
 
     def __post_init__(self) -> None:
         if self.n_jobs < 1:
             raise ValueError("n_jobs must be positive")
         if not 0 < self.duration_min_s <= self.duration_max_s:
             raise ValueError("need 0 < duration_min_s <= duration_max_s")
+        if self.duration_dist not in DURATION_DISTS:
+            raise ValueError(
+                f"duration_dist must be one of {', '.join(map(repr, DURATION_DISTS))}, "
+                f"got {self.duration_dist!r}"
+            )
+        if not (math.isfinite(self.duration_shape) and self.duration_shape > 0):
+            raise ValueError(f"duration_shape must be finite and > 0, got {self.duration_shape!r}")
         if self.load <= 0:
             raise ValueError("load must be positive")
 
 
 def _models(spec: WorkloadSpec) -> tuple[str, ...]:
     return spec.models or tuple(get_catalog(spec.catalog))
+
+
+def draw_durations(spec: WorkloadSpec, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` exclusive durations (s) in ``[duration_min_s, duration_max_s]``, one uniform each.
+
+    ``log-uniform``: ``exp(U(ln L, ln H))``. ``pareto``: the Pareto of tail index a truncated to
+    ``[L, H]``, ``P(D > x) ∝ x^-a - H^-a``, by inverse CDF from one uniform u in [0, 1)::
+
+        x = L · (1 − u · (1 − (L/H)^a))^(−1/a)
+
+    (computed with ``expm1``/``log1p``; clipped to ``[L, H]`` against rounding). Both take one
+    double from ``rng`` per job, so the draws that follow stay aligned.
+    """
+    low, high = spec.duration_min_s, spec.duration_max_s
+    if spec.duration_dist == "log-uniform":
+        return np.exp(rng.uniform(np.log(low), np.log(high), size=n))
+    shape = spec.duration_shape
+    u = rng.random(size=n)
+    mass = -math.expm1(-shape * math.log(high / low))  # 1 - (L/H)^a
+    return np.clip(low * np.exp(-np.log1p(-u * mass) / shape), low, high)
 
 
 def _draw_jobs(
@@ -90,9 +128,7 @@ def _draw_jobs(
     models = _models(spec)
     n = len(gpus)
     chosen = rng.integers(0, len(models), size=n)
-    durations = np.exp(
-        rng.uniform(np.log(spec.duration_min_s), np.log(spec.duration_max_s), size=n)
-    )
+    durations = draw_durations(spec, n, rng)
     jobs = []
     for i in range(n):
         model = models[chosen[i]]
@@ -107,9 +143,10 @@ def _draw_jobs(
 def generate(spec: WorkloadSpec, rng: np.random.Generator) -> Instance:
     """Draw a Poisson-arrival workload from ``spec``.
 
-    GPU demands follow ``spec.gpu_mix``, durations are log-uniform, arrival times are rounded to
-    whole seconds and the first job arrives at 0. The arrival rate is set from the drawn jobs so
-    that offered GPU-time ÷ (GPUs × span of arrivals) equals ``spec.load`` in expectation.
+    GPU demands follow ``spec.gpu_mix``, durations ``spec.duration_dist`` (log-uniform by
+    default), arrival times are rounded to whole seconds and the first job arrives at 0. The
+    arrival rate is set from the drawn jobs so that offered GPU-time ÷ (GPUs × span of
+    arrivals) equals ``spec.load`` in expectation.
     """
     mix = {g: p for g, p in spec.gpu_mix.items() if g <= spec.cluster.num_gpus}
     demands = np.array(sorted(mix))

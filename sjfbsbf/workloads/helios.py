@@ -20,7 +20,7 @@ import numpy as np
 
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.model import Cluster, Instance
-from sjfbsbf.workloads.trace_csv import numbers, read_table, screen_rows, timestamps
+from sjfbsbf.workloads.trace_csv import labels, numbers, read_table, screen_rows, timestamps
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport, build_instance
 
 #: The columns of ``cluster_log.csv`` (README of HeliosData).
@@ -38,7 +38,7 @@ COLUMNS = (
     "duration",
     "queue",
 )
-#: The columns the loader reads; other columns are ignored.
+#: The columns the loader needs; it also keeps ``user`` when present, and ignores the others.
 REQUIRED = ("vc", "gpu_num", "state", "submit_time", "duration")
 #: The clusters of ``data.zip``.
 CLUSTERS = ("Earth", "Saturn", "Uranus", "Venus")
@@ -59,10 +59,11 @@ def load_helios_log(
     """Read a Helios ``cluster_log.csv`` (or the one of ``helios_cluster`` in ``data.zip``).
 
     Each line becomes a duration-only job: id = its data row (0-based; line = id + 2), arrival =
-    ``submit_time``, GPUs = ``gpu_num``, duration = ``duration`` (s). Skipped, in this order
-    (the report lists them by reason): another ``vc`` or a state not in ``states`` (when
-    given), no ``submit_time``, a CPU job (``gpu_num`` 0), an empty or zero ``duration`` (a job
-    that never ran).
+    ``submit_time``, GPUs = ``gpu_num``, duration = ``duration`` (s), and the job keeps ``vc``
+    and ``user`` (if the file has that column) as its ``vc`` and ``user`` (an empty value: none).
+    Skipped, in this order (the report lists them by reason): another ``vc`` or a state not in
+    ``states`` (when given), no ``submit_time``, a CPU job (``gpu_num`` 0), an empty or zero
+    ``duration`` (a job that never ran).
 
     Parameters
     ----------
@@ -86,7 +87,8 @@ def load_helios_log(
     InstanceError
         One line naming the file, line and column: a missing column, a ``gpu_num`` that is not
         a whole number ≥ 0, a ``duration`` that is not a number ≥ 0, a time not in the
-        ``YYYY-MM-DD HH:MM:SS`` form; or as :func:`~sjfbsbf.workloads.trace_window.
+        ``YYYY-MM-DD HH:MM:SS`` form, a ``vc`` or ``user`` longer than 128 characters or with
+        control characters (on any line); or as :func:`~sjfbsbf.workloads.trace_window.
         build_instance`.
     """
     member = "cluster_log.csv" if helios_cluster is None else f"{helios_cluster}/cluster_log.csv"
@@ -97,6 +99,8 @@ def load_helios_log(
         raise InstanceError("missing value", source=source, row=f"line {line}", field="gpu_num")
     duration = numbers(frame, "duration", source, first)
     submit = timestamps(frame, "submit_time", source, first)
+    vcs = labels(frame, "vc", source, first)
+    users = labels(frame, "user", source, first)
     none = np.zeros(len(frame), dtype=bool)
     rules = [  # in the order of SKIP_REASONS; the first that applies is the reason
         none if vc is None else (frame["vc"].str.strip() != vc).to_numpy(),
@@ -105,7 +109,7 @@ def load_helios_log(
         gpus == 0,
         ~(duration > 0),
     ]
-    trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration)
+    trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration, vc=vcs, user=users)
     name = "helios" if helios_cluster is None else f"helios-{helios_cluster}"
     if vc is not None:
         name = f"{name}-{vc}"

@@ -23,7 +23,7 @@ import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.model import Cluster, Instance
-from sjfbsbf.workloads.trace_csv import numbers, read_table, screen_rows
+from sjfbsbf.workloads.trace_csv import labels, numbers, read_table, screen_rows
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport, build_instance
 
 #: Columns of the job table (``pai_job_table.header``).
@@ -61,10 +61,12 @@ def load_pai_trace(
     job's tasks (fractional requests rounded up to whole GPUs, the README's own sum: instances
     asking 0 %, 50 % and 50 % make one GPU; an empty ``plan_gpu`` or ``inst_num`` counts 0);
     duration = latest task ``end_time`` − earliest task ``start_time``, over the tasks with both
-    recorded (launch to completion, the wait before launch excluded). Skipped, in this order (the
-    report lists them by reason): a status not in ``statuses`` (when given), no submission time,
-    no task in the task table, no GPU asked (CPU jobs), no task with both times or a run time ≤ 0
-    (jobs still running or never launched). Tasks of jobs absent from the job table are ignored.
+    recorded (launch to completion, the wait before launch excluded); the job keeps ``user`` as
+    its ``user`` (an empty value: none; the trace has no virtual cluster). Skipped, in this order
+    (the report lists them by reason): a status not in ``statuses`` (when given), no submission
+    time, no task in the task table, no GPU asked (CPU jobs), no task with both times or a run
+    time ≤ 0 (jobs still running or never launched). Tasks of jobs absent from the job table are
+    ignored.
 
     Parameters
     ----------
@@ -84,7 +86,8 @@ def load_pai_trace(
     InstanceError
         One line naming the file, line and column: a table without the expected number of
         columns, an empty or repeated ``job_name`` in the job table, a time, ``inst_num``
-        (whole) or ``plan_gpu`` that is not a number ≥ 0; or as
+        (whole) or ``plan_gpu`` that is not a number ≥ 0, a ``user`` longer than 128 characters
+        or with control characters (on any line of the job table); or as
         :func:`~sjfbsbf.workloads.trace_window.build_instance`.
     """
     jobs, source, first = read_table(job_table, "pai_job_table.csv", columns=JOB_COLUMNS)
@@ -97,6 +100,7 @@ def load_pai_trace(
             line = f"line {first + int(np.argmax(bad.to_numpy()))}"
             raise InstanceError(message, source=source, row=line, field="job_name")
     submit = numbers(jobs, "start_time", source, first)
+    users = labels(jobs, "user", source, first)
     totals = _task_totals(tasks, task_source, task_first)
     has_task = names.isin(totals.index).to_numpy()
     per_job = totals.reindex(names)
@@ -110,7 +114,7 @@ def load_pai_trace(
         ~(gpus >= 1),
         ~(duration > 0),
     ]
-    trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration)
+    trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration, user=users)
     return build_instance(
         trace,
         cluster,

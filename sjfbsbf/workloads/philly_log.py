@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from sjfbsbf.core.errors import InstanceError
-from sjfbsbf.core.model import Cluster, Instance
+from sjfbsbf.core.model import Cluster, Instance, label_problem
 from sjfbsbf.workloads.archive import open_member
 from sjfbsbf.workloads.trace_window import TraceJob, TraceOptions, TraceReport, build_instance
 
@@ -57,10 +57,11 @@ def load_philly_job_log(
     that attempt's ``end_time - start_time`` (``attempts="last"``, the attempt that ended the
     job; earlier attempts are runs lost to failures, which the simulator does not model), or the
     sum over every attempt (``attempts="sum"``: the GPU time the job held; GPUs of the last
-    attempt). Skipped, in this order (the report lists them by reason): another ``vc`` or a
-    status not in ``statuses`` (when given), no ``submitted_time``, no attempt, a used attempt
-    without start or end time (a job still running at the snapshot, or a logging error), an
-    attempt without GPUs, a run time ≤ 0.
+    attempt); the job keeps the record's ``vc`` and ``user`` as its ``vc`` and ``user`` (absent,
+    ``null``, ``""`` or ``"None"``: none). Skipped, in this order (the report lists them by
+    reason): another ``vc`` or a status not in ``statuses`` (when given), no ``submitted_time``,
+    no attempt, a used attempt without start or end time (a job still running at the snapshot,
+    or a logging error), an attempt without GPUs, a run time ≤ 0.
 
     Parameters
     ----------
@@ -84,8 +85,9 @@ def load_philly_job_log(
     InstanceError
         One line naming the file, the record (``entry N``) and the field: not JSON, not a list,
         a record that is no object or lacks ``submitted_time`` or ``attempts``, a malformed
-        attempt, a time not in the ``YYYY-MM-DD HH:MM:SS`` form; or as
-        :func:`~sjfbsbf.workloads.trace_window.build_instance`.
+        attempt, a time not in the ``YYYY-MM-DD HH:MM:SS`` form, a ``vc`` or ``user`` of a record
+        that becomes a job that is no string, longer than 128 characters or with control
+        characters; or as :func:`~sjfbsbf.workloads.trace_window.build_instance`.
     """
     if attempts not in ("last", "sum"):
         raise ValueError(f"attempts must be 'last' or 'sum', got {attempts!r}")
@@ -164,7 +166,19 @@ def _job(
     duration = sum(spans)
     if duration <= 0:
         return "no_run_time"
-    return TraceJob(index, submit, gpus, duration)
+    vc_label = _label(record.get("vc"), source, row, "vc")
+    user = _label(record.get("user"), source, row, "user")
+    return TraceJob(index, submit, gpus, duration, vc=vc_label, user=user)
+
+
+def _label(value: Any, source: str, row: str, field: str) -> str | None:
+    """A record's ``vc`` or ``user`` as the job's label, or ``None`` when not logged."""
+    if value in _MISSING:
+        return None
+    problem = label_problem(value)
+    if problem is not None:
+        raise InstanceError(problem, source=source, row=row, field=field)
+    return str(value)
 
 
 def _time(value: Any, source: str, row: str, field: str) -> float | None:

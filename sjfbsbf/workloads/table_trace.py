@@ -2,9 +2,11 @@
 
 Columns (docs/model.md §8): ``submit_time`` (s, ≥ 0), ``num_gpus`` (integer ≥ 1), and either
 ``duration`` (s, > 0: a duration-only job) or ``model``, ``batch`` and ``iterations`` (a catalog
-job); a row gives one or the other, never both. Nothing else is accepted. Jobs keep their row
-number (0-based, in file order) as id. The rows then go through the steps every trace loader
-shares (:func:`~sjfbsbf.workloads.trace_window.build_instance`, with
+job); a row gives one or the other, never both. Optional: ``estimate`` (s, > 0, a user's run-time
+estimate), ``vc`` and ``user`` (1 to 128 printable characters); an empty cell gives none. Nothing
+else is accepted. Jobs keep their row number (0-based, in file order) as id. The rows then go
+through the steps every trace loader shares
+(:func:`~sjfbsbf.workloads.trace_window.build_instance`, with
 :class:`~sjfbsbf.workloads.trace_window.TraceOptions`): time window, random window of jobs,
 sample, oversize jobs capped to the cluster (default), dropped or refused, arrivals rebased so
 the first kept submission is at 0, target load. Any bad value is refused in one line naming the
@@ -22,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
-from sjfbsbf.core.model import Cluster, Instance
+from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance, label_problem
 from sjfbsbf.workloads.trace_window import (
     Oversize,
     TraceJob,
@@ -33,7 +35,7 @@ from sjfbsbf.workloads.trace_window import (
 
 #: Columns every table has; the optional ones.
 REQUIRED = ("submit_time", "num_gpus")
-OPTIONAL = ("duration", "model", "batch", "iterations")
+OPTIONAL = ("duration", "model", "batch", "iterations", "estimate", "vc", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +82,10 @@ def read_trace_table(
     ------
     InstanceError
         One line naming the file, line/row and field: an unreadable file, a missing or unknown
-        column, a bad value, a row with both or neither of ``duration`` and ``model``, an
-        unknown model, or (``oversize="refuse"``) a kept job larger than the cluster; no job
-        left, or a target load that cannot be reached.
+        column, a bad value (an ``estimate`` that is not a number > 0 and ≤ 10 years, a ``vc``
+        or ``user`` longer than 128 characters or with control characters), a row with both or
+        neither of ``duration`` and ``model``, an unknown model, or (``oversize="refuse"``) a
+        kept job larger than the cluster; no job left, or a target load that cannot be reached.
     ValueError
         A bad ``oversize``; random options without ``rng``.
     """
@@ -120,7 +123,15 @@ def read_trace_table(
         gpus = _integer(values, "num_gpus", source, line)
         if submit < 0:
             raise InstanceError("must be ≥ 0", source=source, row=line, field="submit_time")
-        trace.append(_job(index, submit, gpus, values, source, line))
+        job = _job(index, submit, gpus, values, source, line)
+        if values["estimate"] or values["vc"] or values["user"]:
+            job = replace(
+                job,
+                estimate=_estimate(values, source, line),
+                vc=_label(values, "vc", source, line),
+                user=_label(values, "user", source, line),
+            )
+        trace.append(job)
     instance, report = build_instance(
         trace,
         cluster,
@@ -159,6 +170,33 @@ def _integer(values: dict[str, str], field: str, source: str, line: str) -> int:
             field=field,
         )
     return int(value)
+
+
+def _estimate(values: dict[str, str], source: str, line: str) -> float | None:
+    """The optional ``estimate`` (s): a number > 0 and ≤ 10 years, or ``None`` if empty."""
+    if not values["estimate"]:
+        return None
+    estimate = _number(values, "estimate", source, line)
+    if estimate <= 0:
+        raise InstanceError("must be > 0", source=source, row=line, field="estimate")
+    if estimate > MAX_TIME_S:
+        raise InstanceError(
+            f"must be at most {MAX_TIME_S:,.0f} s (10 years), got {values['estimate']!r}",
+            source=source,
+            row=line,
+            field="estimate",
+        )
+    return estimate
+
+
+def _label(values: dict[str, str], field: str, source: str, line: str) -> str | None:
+    """The optional ``vc`` or ``user`` label, or ``None`` if empty."""
+    if not values[field]:
+        return None
+    problem = label_problem(values[field])
+    if problem is not None:
+        raise InstanceError(problem, source=source, row=line, field=field)
+    return values[field]
 
 
 def _job(

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.model import label_problem
 from sjfbsbf.workloads.archive import open_member
 from sjfbsbf.workloads.trace_window import TraceJob
 
@@ -128,12 +129,36 @@ def timestamps(frame: pd.DataFrame, column: str, source: str, first: int) -> np.
     return seconds.to_numpy(float)
 
 
+def labels(frame: pd.DataFrame, column: str, source: str, first: int) -> np.ndarray | None:
+    """The column as job labels (``vc``, ``user``): stripped text, ``None`` where empty; ``None``
+    if the table has no such column. Refuses a value :class:`~sjfbsbf.core.model.Job` would
+    (longer than 128 characters, control characters), naming the first such line."""
+    if column not in frame.columns:
+        return None
+    text = frame[column].fillna("").str.strip()
+    bad = [v for v in pd.unique(text) if v and label_problem(v) is not None]  # few distinct values
+    if bad:
+        index = int(np.argmax(text.isin(bad).to_numpy()))
+        raise InstanceError(
+            str(label_problem(text.iloc[index])),
+            source=source,
+            row=f"line {first + index}",
+            field=column,
+        )
+    values = text.to_numpy(dtype=object)
+    values[values == ""] = None
+    return values
+
+
 def screen_rows(
     rules: Sequence[np.ndarray],
     reasons: Sequence[str],
     submit: np.ndarray,
     gpus: np.ndarray,
     duration: np.ndarray,
+    *,
+    vc: np.ndarray | None = None,
+    user: np.ndarray | None = None,
 ) -> tuple[list[TraceJob], dict[str, list[int]]]:
     """Split a table's rows into usable jobs and skipped rows, by the first rule that applies.
 
@@ -146,6 +171,8 @@ def screen_rows(
         The names of the reasons, as the report lists them.
     submit, gpus, duration
         Per row: submission (s), GPUs and duration (s) of the job it would give.
+    vc, user
+        Per row: the job's virtual cluster and user (:func:`labels`), or ``None`` (not known).
 
     Returns
     -------
@@ -155,10 +182,21 @@ def screen_rows(
     reason = np.full(len(submit), -1)
     for number, rule in reversed(list(enumerate(rules))):
         reason[rule] = number
-    trace = [
-        TraceJob(int(i), float(submit[i]), int(gpus[i]), float(duration[i]))
-        for i in np.flatnonzero(reason < 0)
-    ]
+    kept = np.flatnonzero(reason < 0)
+    if vc is None and user is None:
+        trace = [TraceJob(int(i), float(submit[i]), int(gpus[i]), float(duration[i])) for i in kept]
+    else:
+        trace = [
+            TraceJob(
+                int(i),
+                float(submit[i]),
+                int(gpus[i]),
+                float(duration[i]),
+                vc=None if vc is None else vc[i],
+                user=None if user is None else user[i],
+            )
+            for i in kept
+        ]
     skipped = {
         name: [int(i) for i in np.flatnonzero(reason == number)]
         for number, name in enumerate(reasons)

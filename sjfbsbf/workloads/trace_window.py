@@ -16,7 +16,8 @@ jobs it could use, on the trace's own clock) and counts the records it skipped b
    ÷ (cluster GPUs × arrival span), :func:`sjfbsbf.workloads.generators.offered_load`) equals
    ``target_load``.
 
-Steps 2 and 3 draw from the :class:`numpy.random.Generator` given, and only from it.
+Steps 2 and 3 draw from the :class:`numpy.random.Generator` given, and only from it. Every step
+keeps a job's optional ``estimate``, ``vc`` and ``user``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ Oversize = Literal["cap", "drop", "refuse"]
 @dataclass(frozen=True, slots=True)
 class TraceJob:
     """One usable job of a trace: id, submission (s, on the trace's clock), GPUs, and either a
-    duration (s) or a catalog job's ``model``, ``batch`` and ``iterations`` (trace tables)."""
+    duration (s) or a catalog job's ``model``, ``batch`` and ``iterations`` (trace tables); and
+    the optional ``estimate`` (s), ``vc`` and ``user`` the job keeps (:class:`~sjfbsbf.core.
+    model.Job`)."""
 
     id: int
     submit: float
@@ -48,6 +51,9 @@ class TraceJob:
     model: str | None = None
     batch: int | None = None
     iterations: int | None = None
+    estimate: float | None = None
+    vc: str | None = None
+    user: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +256,9 @@ def build_instance(
             j.batch,
             j.iterations,
             None if j.duration is None else float(j.duration),
+            None if j.estimate is None else float(j.estimate),
+            j.vc,
+            j.user,
         )
         for j in fitting
     )

@@ -53,7 +53,13 @@ BAD_INPUT = {
     "generic_memory.json": ", job 0, field 'duration': a duration-only job needs 4.78 GB per "
     "GPU (the generic profile of catalog 'default'), more than the cluster's 4 GB",
     "control_chars.json": ", job 6, field 'pri\\x1b[31mority\\n': unknown key (allowed: "
-    "arrival, batch, duration, gpus, id, iterations, model)",
+    "arrival, batch, duration, estimate, gpus, id, iterations, model, user, vc)",
+    "estimate_negative.json": ", job 2, field 'estimate': must be a positive number, got -5.0",
+    "estimate_string.json": ", job 3, field 'estimate': must be a positive number, got '3600'",
+    "vc_empty.json": ", job 4, field 'vc': must be a non-empty string, got ''",
+    "vc_control_char.json": ", job 5, field 'vc': must be printable text (no control "
+    "characters), got 'vc\\x1b[31mA'",
+    "user_too_long.json": ", job 7, field 'user': must be at most 128 characters, got 129",
 }
 
 

@@ -162,3 +162,68 @@ def test_from_dict_without_source_has_no_file() -> None:
         instance_from_dict(data)
     assert (info.value.source, info.value.row, info.value.field) == (None, 9, "arrival")
     assert str(info.value).startswith("job 9, field 'arrival'")
+
+
+def test_optional_job_keys_round_trip(tmp_path: Path) -> None:
+    """estimate, vc and user are read and written back; a whole-number estimate becomes a float;
+    a job without them is written with exactly the keys it had before they existed."""
+    data = {
+        "schema": SCHEMA,
+        "cluster": {"nodes": 1, "gpus_per_node": 4, "gpu_mem_gb": 24},
+        "jobs": [
+            {"id": 0, "arrival": 0, "gpus": 1, "duration": 600, "estimate": 900, "vc": "vcA"},
+            {
+                "id": 1,
+                "arrival": 5.5,
+                "gpus": 2,
+                "model": "dqn",
+                "batch": 128,
+                "iterations": 10,
+                "estimate": 1e4,
+                "user": "u é 1",
+            },
+            {"id": 2, "arrival": 7.0, "gpus": 1, "duration": 60.0, "vc": None, "user": None},
+        ],
+    }
+    inst = instance_from_dict(data)
+    assert (inst.job(0).estimate, inst.job(0).vc, inst.job(0).user) == (900.0, "vcA", None)
+    assert isinstance(inst.job(0).estimate, float)
+    assert (inst.job(1).estimate, inst.job(1).vc, inst.job(1).user) == (1e4, None, "u é 1")
+    assert inst.job(2) == Job(2, 7.0, 1, duration=60.0)
+    out = instance_to_dict(inst)
+    assert out["jobs"] == [
+        {"id": 0, "arrival": 0.0, "gpus": 1, "duration": 600.0, "estimate": 900.0, "vc": "vcA"},
+        {
+            "id": 1,
+            "arrival": 5.5,
+            "gpus": 2,
+            "model": "dqn",
+            "batch": 128,
+            "iterations": 10,
+            "estimate": 1e4,
+            "user": "u é 1",
+        },
+        {"id": 2, "arrival": 7.0, "gpus": 1, "duration": 60.0},
+    ]
+    path = tmp_path / "optional.json"
+    write_instance(inst, path)
+    text = path.read_text(encoding="utf-8")
+    assert read_instance(path) == inst
+    write_instance(read_instance(path), path)
+    assert path.read_text(encoding="utf-8") == text  # stable: the second write is identical
+
+
+def test_files_without_the_optional_keys_round_trip_byte_identically(tmp_path: Path) -> None:
+    """Every instance file of instances/ (written by write_instance before the optional job keys
+    existed) is written back byte for byte."""
+    suite = sorted(DATA.parents[1].joinpath("instances").glob("*.json"))
+    checked = 0
+    for path in suite:
+        text = path.read_text(encoding="utf-8")
+        if json.loads(text).get("schema") != SCHEMA:
+            continue  # not an instance (e.g. the optima table)
+        out = tmp_path / path.name
+        write_instance(read_instance(path), out)
+        assert out.read_text(encoding="utf-8") == text, path.name
+        checked += 1
+    assert checked >= 10

@@ -1,6 +1,7 @@
 """The Helios loader (sjfbsbf.workloads.helios) on the hand-written cluster_log.csv of
-tests/data/helios: arrivals, durations and GPUs computed by hand, the skipping rules, reading
-from data.zip, the archive's format check, and one malformed file per refusal."""
+tests/data/helios: arrivals, durations and GPUs computed by hand, the skipping rules, the
+virtual cluster and user each job keeps, reading from data.zip, the archive's format check, and
+one malformed file per refusal."""
 
 from __future__ import annotations
 
@@ -85,6 +86,11 @@ def test_data_zip_is_read_per_cluster_and_checked(tmp_path: Path) -> None:
         ("bad_missing_gpus", "line 2, field 'gpu_num': missing value"),
         ("bad_duration_text", "line 3, field 'duration': must be a number ≥ 0, got '4 min'"),
         ("bad_submit_time", "line 2, field 'submit_time': not a time"),
+        (
+            "bad_user_control_char",
+            "line 3, field 'user': must be printable text (no control characters), got 'u\\tX'",
+        ),
+        ("bad_vc_too_long", "line 2, field 'vc': must be at most 128 characters, got 129"),
     ],
 )
 def test_malformed_logs_are_refused_in_one_line(name: str, where: str) -> None:
@@ -93,3 +99,25 @@ def test_malformed_logs_are_refused_in_one_line(name: str, where: str) -> None:
         load_helios_log(path, CLUSTER)
     message = str(info.value)
     assert message.startswith(str(path)) and where in message and "\n" not in message
+
+
+def test_jobs_keep_the_virtual_cluster_and_user() -> None:
+    """vc and user become the job's; they survive capping and a target load; a log without a
+    user column gives none, an empty vc none, and values are stripped like the vc filter's."""
+    instance, _ = load_helios_log(LOG, CLUSTER, options=TraceOptions(target_load=0.8))
+    assert [(j.id, j.gpus, j.vc, j.user) for j in instance.jobs] == [
+        (0, 1, "vcJkd", "uXBbc"),
+        (1, 4, "vchbv", "uVMrF"),
+        (2, 1, "vcpDC", "uzqls"),
+        (4, 8, "vchbv", "uVMrF"),  # capped from 16 GPUs
+        (6, 8, "vcJkd", "uXBbc"),
+        (9, 4, "vchbv", "uXBbc"),
+    ]
+    instance, _ = load_helios_log(DATA / "no_user_column.csv", CLUSTER)
+    assert [(j.id, j.vc, j.user) for j in instance.jobs] == [
+        (0, "vcJkd", None),
+        (1, None, None),
+        (2, "vchbv", None),
+    ]
+    instance, _ = load_helios_log(DATA / "no_user_column.csv", CLUSTER, vc="vchbv")
+    assert [(j.id, j.vc) for j in instance.jobs] == [(2, "vchbv")]

@@ -1,7 +1,7 @@
 """The Alibaba PAI loader (sjfbsbf.workloads.pai) on the hand-written headerless tables of
 tests/data/pai: arrivals, durations and GPUs (percent of a GPU, summed over a job's task
-instances, rounded up) computed by hand, the skipping rules, reading the .tar.gz archives, and
-one malformed table per refusal."""
+instances, rounded up) computed by hand, the skipping rules, the user each job keeps, reading
+the .tar.gz archives, and one malformed table per refusal."""
 
 from __future__ import annotations
 
@@ -86,6 +86,7 @@ def test_the_dataset_is_pinned_to_the_published_checksums() -> None:
         ("bad_repeated_job", None, "line 3, field 'job_name': repeated"),
         (None, "bad_task_inst_num", "line 2, field 'inst_num': must be a whole number"),
         (None, "bad_task_plan_gpu", "line 1, field 'plan_gpu': must be a number ≥ 0"),
+        ("bad_user_too_long", None, "line 2, field 'user': must be at most 128 characters"),
     ],
 )
 def test_malformed_tables_are_refused_in_one_line(
@@ -98,3 +99,20 @@ def test_malformed_tables_are_refused_in_one_line(
     message = str(info.value)
     bad = job_path if jobs is not None else task_path
     assert message.startswith(str(bad)) and where in message and "\n" not in message
+
+
+def test_jobs_keep_their_user(tmp_path: Path) -> None:
+    """The job table's user becomes the job's (PAI has no virtual cluster); an empty user gives
+    none; the user survives the options."""
+    instance, _ = load_pai_trace(JOBS, TASKS, CLUSTER)
+    assert [(j.id, j.vc, j.user) for j in instance.jobs] == [
+        (0, None, "u1"),
+        (1, None, "u2"),
+        (2, None, "u1"),
+        (3, None, "u3"),
+        (9, None, "u4"),
+    ]
+    blank = tmp_path / "pai_job_table.csv"
+    blank.write_text(JOBS.read_text().replace("j1,i1,u2,", "j1,i1, ,"))
+    instance, _ = load_pai_trace(blank, TASKS, CLUSTER, options=TraceOptions(start=50, end=250))
+    assert [(j.id, j.arrival, j.user) for j in instance.jobs] == [(1, 0.0, None), (2, 100.0, "u1")]

@@ -1,16 +1,18 @@
 """The Philly job log loader (sjfbsbf.workloads.philly_log) on the hand-written log of
-tests/data/philly: arrivals, durations and GPUs computed by hand, the skipping rules, and one
-malformed file per refusal."""
+tests/data/philly: arrivals, durations and GPUs computed by hand, the skipping rules, the
+virtual cluster and user each job keeps, and one malformed file per refusal."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.model import Cluster
 from sjfbsbf.workloads.philly_log import load_philly_job_log
+from sjfbsbf.workloads.trace_window import TraceOptions
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "philly"
 LOG = DATA / "cluster_job_log"
@@ -76,6 +78,13 @@ def test_virtual_cluster_and_status_filters_are_counted() -> None:
         ("bad_attempts_not_list", "entry 0, field 'attempts': must be a list"),
         ("bad_time_format", "entry 1, field 'attempts[0].start_time': not a time"),
         ("bad_gpus_not_list", "entry 0, field 'attempts[0].detail'"),
+        ("bad_vc_not_string", "entry 1, field 'vc': must be a string, got 7"),
+        (
+            "bad_user_control_char",
+            "entry 0, field 'user': must be printable text (no control characters), got "
+            "'u\\x1b[31m1'",
+        ),
+        ("bad_user_too_long", "entry 0, field 'user': must be at most 128 characters, got 129"),
     ],
 )
 def test_malformed_logs_are_refused_in_one_line(name: str, where: str) -> None:
@@ -84,3 +93,42 @@ def test_malformed_logs_are_refused_in_one_line(name: str, where: str) -> None:
         load_philly_job_log(path, CLUSTER)
     message = str(info.value)
     assert message.startswith(str(path)) and where in message and "\n" not in message
+
+
+def test_jobs_keep_the_virtual_cluster_and_user() -> None:
+    """Each job keeps its record's vc and user; they survive the options (window, sample,
+    oversize cap, rebasing, target load)."""
+    instance, _ = load_philly_job_log(LOG, CLUSTER)
+    assert [(j.id, j.vc, j.user) for j in instance.jobs] == [
+        (1, "vcA", "u2"),
+        (0, "vcA", "u1"),
+        (2, "vcB", "u1"),
+        (3, "vcA", "u3"),
+        (9, "vcB", "u3"),
+        (10, "vcA", "u2"),
+    ]
+    assert all(j.estimate is None for j in instance.jobs)
+    options = TraceOptions(start=600, sample=3, target_load=0.5)
+    scaled, report = load_philly_job_log(
+        LOG, Cluster(nodes=1, gpus_per_node=8), options=options, rng=np.random.default_rng(2)
+    )
+    assert report.capped == (2,) and report.time_scale != 1.0
+    assert [(j.id, j.gpus, j.vc, j.user) for j in scaled.jobs] == [
+        (0, 8, "vcA", "u1"),
+        (2, 8, "vcB", "u1"),  # capped from 16 GPUs
+        (3, 2, "vcA", "u3"),
+    ]
+
+
+def test_an_empty_or_missing_vc_or_user_gives_none() -> None:
+    """Absent, null, "" and "None" (the log's own word for not logged) give no label; a record
+    that becomes no job (entry 5: no attempt) is not checked."""
+    instance, report = load_philly_job_log(DATA / "vc_user_missing.json", CLUSTER)
+    assert [(j.id, j.vc, j.user) for j in instance.jobs] == [
+        (0, "vcA", "u1"),
+        (1, None, "u2"),
+        (2, None, None),
+        (3, None, None),
+        (4, None, None),
+    ]
+    assert report.skipped == {"no_attempt": (5,)}

@@ -60,6 +60,14 @@ def test_parquet_reads_like_csv(tmp_path: Path) -> None:
         ("bad_no_duration", "line 2, field 'duration'"),
         ("bad_unknown_column", "field 'owner': unknown column"),
         ("bad_unknown_model", "job 0, field 'model': unknown model 'alexnet9'"),
+        ("bad_estimate_zero", "line 3, field 'estimate': must be > 0"),
+        ("bad_estimate_text", "line 2, field 'estimate': not a number: '1h'"),
+        ("bad_estimate_limit", "line 2, field 'estimate': must be at most 315,576,000 s"),
+        ("bad_vc_too_long", "line 2, field 'vc': must be at most 128 characters, got 129"),
+        (
+            "bad_user_control_char",
+            "line 3, field 'user': must be printable text (no control characters), got 'bo\\x1bb'",
+        ),
     ],
 )
 def test_malformed_tables_are_refused_in_one_line(name: str, where: str) -> None:
@@ -75,6 +83,30 @@ def test_other_suffixes_and_options_are_refused(tmp_path: Path) -> None:
         read_trace_table(tmp_path / "trace.tsv", CLUSTER)
     with pytest.raises(ValueError, match="oversize"):
         read_trace_table(DATA / "good.csv", CLUSTER, oversize="shrink")  # type: ignore[arg-type]
+
+
+def test_optional_estimate_vc_and_user_columns(tmp_path: Path) -> None:
+    """labels.csv: estimate, vc and user are kept (an empty cell gives none), on duration-only and
+    catalog jobs, through capping, a sample and a target load; Parquet reads them too."""
+    instance, report = read_trace_table(DATA / "labels.csv", CLUSTER)
+    assert [(j.id, j.gpus, j.estimate, j.vc, j.user) for j in instance.jobs] == [
+        (0, 1, 900.0, "vcA", "alice"),
+        (1, 8, None, "vcB", None),  # capped from 16 GPUs
+        (2, 2, 7200.5, None, "bob"),  # a catalog job
+        (3, 4, None, None, None),
+    ]
+    assert report.capped == (1,) and instance.job(2).model == "resnet18"
+    options = TraceOptions(sample=3, target_load=0.5)
+    scaled, _ = read_trace_table(
+        DATA / "labels.csv", CLUSTER, options=options, rng=np.random.default_rng(0)
+    )
+    assert offered_load(scaled) == pytest.approx(0.5, rel=1e-12)
+    for job in scaled.jobs:
+        original = instance.job(job.id)
+        assert (job.estimate, job.vc, job.user) == (original.estimate, original.vc, original.user)
+    path = tmp_path / "labels.parquet"
+    pd.read_csv(DATA / "labels.csv").to_parquet(path, index=False)
+    assert read_trace_table(path, CLUSTER)[0].jobs == instance.jobs
 
 
 # -- the options every trace loader shares (TraceOptions), on eight_jobs.csv ----------------------
