@@ -84,10 +84,9 @@ def busy_state(
     run = _Run(
         Instance(cluster=CLUSTER, jobs=jobs, name="decision-benchmark"),
         make_policy("sjf-ffs"),
-        1.0,
-        60.0,
-        DEFAULT_RESTART_OVERHEAD,
+        (1.0, 60.0, DEFAULT_RESTART_OVERHEAD),
         time_slicing(),
+        None,
     )
     state = run.state
     placed = 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from formulations.round.problem import RoundHost, RoundJob, RoundProblem, fits
-from sjfbsbf.core.interference import can_share
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.sjf_bsbf import SjfBsbf
 from sjfbsbf.sim.view import ClusterView
@@ -45,6 +44,7 @@ def round_problem(
     round_jobs = []
     benefit: dict[tuple[int, int, int], float] = {}
     forbidden: set[tuple[int, int, int]] = set()
+    rule = view.sharing_rule  # the world's (docs/model.md §4.1)
     for job_id in jobs:
         gpus = view.job(job_id).gpus
         options = sorted(view.accumulation_options(job_id))
@@ -60,7 +60,7 @@ def round_problem(
             for h, info in hosts.items():
                 if not fits(info.room, mem):
                     continue
-                if can_share(view.interference, occ, info.occupant):
+                if rule is None or rule(occ, info.occupant):
                     fitting[h] = info
                 else:  # the interference model forbids the pair (docs/model.md §3)
                     forbidden.add((job_id, s, h))

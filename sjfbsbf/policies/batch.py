@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from sjfbsbf.core.interference import ContentionModel, Occupant, sharing_rule
+from sjfbsbf.core.interference import ContentionModel, Occupant
 from sjfbsbf.policies.benefit_kernel import greedy
 from sjfbsbf.policies.board import Board, HostTable
 from sjfbsbf.policies.plans import SharePlan
@@ -57,6 +57,12 @@ class WaitingRows:
         self._by_job: dict[int, list[Row]] = {}
         self._order: Sequence[int] | None = None  # the pending order of the current decision
         self._rows: Rows | None = None
+
+    def clear(self) -> None:
+        """Drop every job's rows (the beliefs changed, docs/model.md §4.1)."""
+        self._by_job.clear()
+        self._order = None
+        self._rows = None
 
     def forget(self, job_id: int) -> None:
         """Drop a job's rows (it started)."""
@@ -116,7 +122,7 @@ def greedy_batch(
     if (
         policy.wait_aware
         or not isinstance(model, ContentionModel)
-        or sharing_rule(model) is not None
+        or view.sharing_rule is not None
         or not policy.use_compiled(board.host_table())
     ):
         return first, []

@@ -19,6 +19,7 @@ from typing import Any
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
 from sjfbsbf.sim.view import ClusterView
+from sjfbsbf.sim.world import WorldView
 
 #: Two times closer than this (s) are the same tick.
 TIME_TOLERANCE_S = 1e-6
@@ -98,6 +99,9 @@ class Planned:
     name = "planned"
     preemptive = False
     sharing = True
+    #: A replay of a schedule made with the truth (an offline optimum): it reads the world
+    #: through ``view.world`` (docs/model.md §4.1). No belief applies to it.
+    clairvoyant = True
 
     def __init__(self, schedule: Iterable[PlannedStart] | Mapping[int, PlannedStart]) -> None:
         self.schedule: Schedule = as_schedule(schedule)
@@ -107,16 +111,19 @@ class Planned:
 
     def decide(self, view: ClusterView) -> Decision:
         """Start the jobs planned for this tick; ask to be woken at the next planned start."""
+        world = view.world
+        if world is None:
+            raise PlanError("planned replays a schedule: it needs the world view (clairvoyant)")
         if not self._checked:
-            self._check_cover(view)
-        now = view.time
+            self._check_cover(world)
+        now = world.time
         due = sorted(
             (e for e in self._todo.values() if e.start <= now + TIME_TOLERANCE_S),
             key=lambda e: e.job_id,
         )
-        residents = view.residents()
-        memory = view.memory_by_gpu()
-        pending = set(view.pending())
+        residents = world.residents()
+        memory = world.memory_by_gpu()
+        pending = set(world.pending())
         starts = []
         for entry in due:
             if entry.start < now - TIME_TOLERANCE_S:
@@ -124,7 +131,7 @@ class Planned:
                     f"t={now:g}: job {entry.job_id} was planned to start at t={entry.start:g}, "
                     "a tick at which the policy was not asked (is the start a tick of this dt?)"
                 )
-            self._check_start(view, entry, pending, residents, memory)
+            self._check_start(world, entry, pending, residents, memory)
             starts.append(Start(entry.job_id, entry.gpus, entry.accumulation))
             del self._todo[entry.job_id]
         self._started += len(starts)
@@ -132,7 +139,7 @@ class Planned:
         wake = min(upcoming) if upcoming else None
         return Decision(tuple(starts), wake_at=wake)
 
-    def _check_cover(self, view: ClusterView) -> None:
+    def _check_cover(self, view: WorldView) -> None:
         ids = {job.id for job in view.instance.jobs}
         planned = set(self._todo)
         if ids != planned:
@@ -146,7 +153,7 @@ class Planned:
 
     @staticmethod
     def _check_start(
-        view: ClusterView,
+        view: WorldView,
         entry: PlannedStart,
         pending: set[int],
         residents: list[list[int]],

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from sjfbsbf.core.interference import ContentionModel, Occupant, sharing_rule
+from sjfbsbf.core.interference import ContentionModel, Occupant
 from sjfbsbf.policies.batch import WaitingRows, greedy_batch
 from sjfbsbf.policies.benefit import pair_benefit
 from sjfbsbf.policies.benefit_kernel import best_hosts, host_benefits
@@ -105,6 +105,7 @@ class SjfBsbf:
         self._accumulation: Counter[int] = Counter()
         self._retunes = 0
         self._quiet_epoch: int | None = None  # epoch of the last decision that changed nothing
+        self._belief_version = 0  # the view's belief version the caches below were made at
         self._skipped = 0
         # job id -> (T_a, [(s, memory, occupant, T_a')]): a waiting job has not progressed
         # (the policy never preempts), so these stay valid while it waits.
@@ -131,7 +132,15 @@ class SjfBsbf:
         answer is again "nothing" and is returned at once: every pair benefit is non-increasing
         while the host runs alone and the pending job waits (docs/model.md §6). This does not
         hold for the wait-aware estimate, which is always recomputed.
+
+        A waiting job's T_a and T_a' are kept while it waits, and dropped when a belief changes
+        (``view.belief_version``: an estimator learnt from a finished job, or a running job
+        overran its estimate; docs/model.md §4.1).
         """
+        if view.belief_version != self._belief_version:
+            self._pending_facts.clear()
+            self.waiting_rows.clear()
+            self._belief_version = view.belief_version
         skip = self.round_solver.skip_unchanged and not self.wait_aware
         if skip and view.epoch == self._quiet_epoch:
             self._skipped += 1
@@ -200,7 +209,7 @@ class SjfBsbf:
         t_full, facts = self.facts(view, job_id)
         best: SharePlan | None = None
         any_fit = False
-        rule = sharing_rule(view.interference)
+        rule = view.sharing_rule  # the world's: not a belief (docs/model.md §4.1)
         for s, memory, occ_a, t_sub in facts:
             fit, plan = self._plan_at(
                 view,

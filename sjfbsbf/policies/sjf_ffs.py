@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from sjfbsbf.core.interference import sharing_rule
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.sjf import sjf_order
 from sjfbsbf.sim.decision import Decision
@@ -34,7 +33,7 @@ class SjfFfs:
     def decide(self, view: ClusterView) -> Decision:
         """Start alone what fits on idle GPUs; share first-fit what does not."""
         board = Board.from_view(view)
-        rule = sharing_rule(view.interference)
+        rule = view.sharing_rule
         for job_id in sjf_order(view):
             gpus = view.job(job_id).gpus
             placement = board.place_alone(gpus)

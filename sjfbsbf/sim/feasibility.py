@@ -18,15 +18,13 @@ import math
 from sjfbsbf.core.errors import FeasibilityError
 from sjfbsbf.core.interference import sharing_rule
 from sjfbsbf.sim.decision import Decision
-from sjfbsbf.sim.view import ClusterView
+from sjfbsbf.sim.world import WorldView
 
 #: Memory slack (GB) tolerated for float rounding when checking capacity.
 MEMORY_TOLERANCE_GB = 1e-9
 
 
-def check_decision(
-    view: ClusterView, decision: Decision, *, preemptive: bool, sharing: bool
-) -> None:
+def check_decision(view: WorldView, decision: Decision, *, preemptive: bool, sharing: bool) -> None:
     """Check ``decision`` against the state seen through ``view``.
 
     Parameters

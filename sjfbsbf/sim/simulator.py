@@ -20,6 +20,7 @@ from sjfbsbf.core.errors import SchedulingError
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
 from sjfbsbf.core.presets import time_slicing
+from sjfbsbf.sim.beliefs import Beliefs
 from sjfbsbf.sim.decision import Decision
 from sjfbsbf.sim.feasibility import check_decision
 from sjfbsbf.sim.policy import Policy
@@ -28,6 +29,7 @@ from sjfbsbf.sim.state import FINISHED, PENDING, RUNNING, SimState
 from sjfbsbf.sim.ticks import DEFAULT_INTERVAL, IntervalClock, tick_ceil
 from sjfbsbf.sim.view import ClusterView
 from sjfbsbf.sim.watchdog import ProgressWatchdog, stall_limit
+from sjfbsbf.sim.world import WorldView
 
 __all__ = ["DEFAULT_RESTART_OVERHEAD", "SchedulingError", "check_sim_parameters", "simulate"]
 
@@ -45,6 +47,7 @@ def simulate(
     interference: Interference | None = None,
     record_segments: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    beliefs: Beliefs | None = None,
 ) -> SimResult:
     """Simulate ``policy`` on ``instance``.
 
@@ -67,6 +70,11 @@ def simulate(
         (the result's ``segments`` and ``placements``).
     progress
         Called as ``progress(finished, total)`` whenever a job finishes.
+    beliefs
+        What the policy believes: a duration estimator and an interference belief
+        (docs/model.md §4.1; default: the truth for both). The simulator and the feasibility
+        checker always use the truth. A policy that declares ``clairvoyant = True`` (a replay
+        of a given schedule) also gets the truth, through ``view.world``.
 
     Returns
     -------
@@ -78,9 +86,17 @@ def simulate(
     ValueError
         If ``dt`` or ``interval`` is not positive and finite, ``dt > interval``, or
         ``restart_overhead`` is negative or not finite.
+    InstanceError
+        If the estimator needs a field the instance lacks (``user``: a job's ``estimate``).
     """
     check_sim_parameters(dt, interval, restart_overhead)
-    run = _Run(instance, policy, dt, interval, restart_overhead, interference or time_slicing())
+    run = _Run(
+        instance,
+        policy,
+        (dt, interval, restart_overhead),
+        interference or time_slicing(),
+        beliefs,
+    )
     if not record_segments:
         run.state.segments = None
         run.state.holdings = None
@@ -99,6 +115,7 @@ def simulate(
             "restart_overhead": restart_overhead,
             "decisions": run.decisions,
             "ticks_processed": len(run.rows),
+            **({} if beliefs is None or beliefs.is_oracle else {"beliefs": beliefs.label()}),
         },
     )
 
@@ -128,14 +145,21 @@ class _Run:
         self,
         instance: Instance,
         policy: Policy,
-        dt: float,
-        interval: float,
-        restart_overhead: float,
+        times: tuple[float, float, float],
         interference: Interference,
+        beliefs: Beliefs | None,
     ) -> None:
+        dt, interval, restart_overhead = times
         self.restart_ticks = tick_ceil(restart_overhead, dt)
         self.state = SimState(instance, interference, self.restart_ticks * dt)
-        self.view = ClusterView(self.state)
+        self.world = WorldView(self.state)
+        # The policy's view: beliefs, arrived jobs only; the truth only for a replay.
+        self.view = ClusterView(
+            self.state,
+            beliefs,
+            world=self.world,
+            clairvoyant=bool(getattr(policy, "clairvoyant", False)),
+        )
         self.policy = policy
         self.dt = dt
         self.clock = IntervalClock(interval, dt)
@@ -261,6 +285,7 @@ class _Run:
             s.status[i] = FINISHED
         for i, _ in sorted(done):
             touched |= s.remove(i, t)
+            s.finished_order.append(i)
         for i in finished:
             s.running.discard(i)
             self.in_overhead.discard(i)
@@ -285,10 +310,10 @@ class _Run:
     def _decide(self, k: int, t: float) -> Decision:
         """Ask the policy at tick ``k`` (time ``t = k·dt``), check the decision and apply it."""
         s = self.state
-        self.view._time = t
+        self.view._advance(t)
         decision = self.policy.decide(self.view)
         check_decision(
-            self.view, decision, preemptive=self.policy.preemptive, sharing=self.policy.sharing
+            self.world, decision, preemptive=self.policy.preemptive, sharing=self.policy.sharing
         )
         self.decisions += 1
         if not decision.empty:

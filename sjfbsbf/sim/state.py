@@ -88,6 +88,9 @@ class SimState:
         self.busy_gpus = 0
         self.shared_gpus = 0
         self.finished_count = 0
+        #: Internal indices of finished jobs in the order they were released (what an online
+        #: duration predictor learns from, docs/model.md §4.1).
+        self.finished_order: list[int] = []
         #: Bumped whenever the set of waiting or running jobs, a placement or an accumulation
         #: changes (arrival, release, applied decision); equal epochs mean only time moved.
         self.epoch = 0

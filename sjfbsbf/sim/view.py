@@ -1,336 +1,403 @@
-"""The read-only view of the simulator state, the only thing a policy sees (docs/model.md §4).
+"""The policies' view: what a real scheduler could know at time t (docs/model.md §4.1).
 
-Job ids (not internal indices) are used throughout. Besides per-job facts the view hands out the
-occupancy the simulator keeps incrementally (idle GPUs per node, GPUs holding one job, jobs alone
-on their GPUs), so a decision need not rescan every GPU.
+A policy sees arrived jobs only (their GPUs, model and batch, VC, user and estimate: a
+:class:`JobInfo`, never the length), observed progress, what runs where, and *beliefs*: a
+duration estimator and an interference belief (:class:`~sjfbsbf.sim.beliefs.Beliefs`). Every
+believed time is (W'_j − progress) × the job's true step time at that accumulation and placement
+(step times are observable by profiling a few iterations; the number of iterations is not), with
+W'_j the believed work after the overrun rule. Under ``oracle`` the estimate methods call the
+world's (:class:`~sjfbsbf.sim.world.WorldView`), so every number is the same float as before.
+
+Units of work on this view: iterations for a catalog job, exclusive-equivalent seconds for a
+duration-only job (its step time here is 1 s).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from sjfbsbf.core.interference import Interference, Occupant, occupant
-from sjfbsbf.core.model import Cluster, Instance, Job
-from sjfbsbf.core.perf import memory_gb, micro_batch_options
+from sjfbsbf.core.catalog import generic_profile, get_catalog
+from sjfbsbf.core.interference import Interference, Occupant, sharing_rule
 from sjfbsbf.core.perf import step_time as solo_step_time
 from sjfbsbf.core.profile import ModelProfile
-from sjfbsbf.sim.state import FINISHED, PENDING, RUNNING, SimState
+from sjfbsbf.sim.beliefs import ORACLE, Beliefs, believed_interference
+from sjfbsbf.sim.estimators import DurationEstimator, make_estimator
+from sjfbsbf.sim.occupancy import JobIds, StateReader
+from sjfbsbf.sim.state import FUTURE, RUNNING, SimState
+from sjfbsbf.sim.world import WorldView
 
-#: Job ids for the array methods: a list, or an integer numpy array.
-JobIds = Sequence[int] | np.ndarray
+__all__ = ["OVERRUN_FACTOR", "ClusterView", "JobIds", "JobInfo", "overrun"]
+
+#: A job whose progress reaches its believed work W' is believed to need f·W' (again and again).
+OVERRUN_FACTOR = 2.0
+#: Rounds of the float fix-up of :func:`overrun` (one suffices; more means a bug).
+_OVERRUN_ROUNDS = 8
 
 
-class ClusterView:
-    """Read-only view of the simulator state, the only thing a policy sees.
+@dataclass(frozen=True, slots=True)
+class JobInfo:
+    """What a scheduler knows of an arrived job: its request, not its length.
 
-    Job ids (not internal indices) are used throughout. The view reads the live state; it has no
-    mutators, and arrays it hands out are read-only copies or views.
+    Attributes
+    ----------
+    id, arrival, gpus
+        Id, submission time (s) and GPU count G.
+    model, batch
+        Catalog model and per-GPU batch B (``None`` for a duration-only job).
+    estimate
+        The user's estimate of its exclusive run time (s), if the instance gives one.
+    vc, user
+        Virtual cluster and user, if the instance gives them.
     """
 
-    def __init__(self, state: SimState, time: float = 0.0) -> None:
-        self._s = state
-        self._time = time
-        self._fewest_step: np.ndarray | None = None  # solo step at s = 1 on the fewest nodes
+    id: int
+    arrival: float
+    gpus: int
+    model: str | None
+    batch: int | None
+    estimate: float | None
+    vc: str | None
+    user: str | None
 
-    # -- basics ---------------------------------------------------------------------------------
     @property
-    def time(self) -> float:
-        """Current simulated time (s)."""
-        return self._time
+    def is_duration_only(self) -> bool:
+        """Whether the job has no catalog model (only a length, which is not shown)."""
+        return self.model is None
+
+
+def overrun(work: np.ndarray, progress: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The overrun rule: believed work W'·f^k with the smallest k >= 0 such that W'·f^k exceeds
+    the progress (f = :data:`OVERRUN_FACTOR`), and k, per job.
+
+    So a job that passes its estimate is believed to need twice its estimate, then four times,
+    …: its believed remaining work stays positive and jumps up at each overrun.
+    """
+    k = np.zeros(len(work), dtype=np.int64)
+    over = progress >= work
+    if over.any():
+        ratio = progress[over] / work[over]
+        k[over] = np.floor(np.log(ratio) / np.log(OVERRUN_FACTOR)).astype(np.int64) + 1
+        for _ in range(_OVERRUN_ROUNDS):  # the logarithm may be off by one ulp either way
+            low = work * OVERRUN_FACTOR**k <= progress
+            high = (k > 0) & (work * OVERRUN_FACTOR ** np.maximum(k - 1, 0) > progress)
+            if not (low.any() or high.any()):
+                break
+            k += low.astype(np.int64) - high.astype(np.int64)
+        else:
+            raise RuntimeError("overrun rule did not settle")  # pragma: no cover
+    return work * OVERRUN_FACTOR**k, k
+
+
+class ClusterView(StateReader):
+    """The policies' read-only view: arrived jobs, observed progress, occupancy and beliefs.
+
+    Parameters
+    ----------
+    state
+        The simulator's state.
+    beliefs
+        What the policies believe (default: :data:`~sjfbsbf.sim.beliefs.ORACLE`, the truth).
+    time
+        The time the view reads the state at.
+    world
+        The world view of the same state (made if not given).
+    clairvoyant
+        Hand the world view out as :attr:`world` (only for replays of a given schedule).
+
+    A job that has not arrived is unknown here: every per-job method raises ``KeyError`` for it,
+    as for an id that does not exist.
+    """
+
+    def __init__(
+        self,
+        state: SimState,
+        beliefs: Beliefs | None = None,
+        time: float = 0.0,
+        *,
+        world: WorldView | None = None,
+        clairvoyant: bool = False,
+    ) -> None:
+        super().__init__(state, time)
+        self._world = world if world is not None else WorldView(state, time)
+        self._world._time = time
+        self._clairvoyant = clairvoyant
+        self._beliefs = beliefs if beliefs is not None else ORACLE
+        self._rule = sharing_rule(state.interference)
+        self._belief_model = believed_interference(
+            self._beliefs, state.interference, self._profiles()
+        )
+        self._xi_oracle = self._belief_model is state.interference
+        self._estimator: DurationEstimator | None = make_estimator(
+            self._beliefs.estimator_spec, state.instance, state.exclusive, self._beliefs.seed
+        )
+        self._infos: list[JobInfo] | None = None
+        self._changes = 0  # belief changes so far (history updates, overrun crossings)
+        if self._estimator is not None:
+            jobs = state.instance.jobs
+            duration_only = np.array([j.duration is not None for j in jobs], dtype=bool)
+            durations = np.array([j.duration or 1.0 for j in jobs], dtype=float)
+            #: World work units -> belief units (a duration-only job's one step = its seconds).
+            self._unit = np.where(duration_only, durations, 1.0)
+            self._duration_only = duration_only
+            #: Step time in belief units at s = 1 on the fewest nodes.
+            self._fewest_b = np.where(duration_only, 1.0, self._world.fewest_steps())
+            self._learned = 0
+            self._version = 0
+            self._k = np.zeros(len(jobs), dtype=np.int64)
+
+    def _profiles(self) -> list[ModelProfile]:
+        catalog = get_catalog(self._s.instance.catalog)
+        return [*catalog.values(), generic_profile(catalog)]
+
+    # -- the simulator's hook -------------------------------------------------------------------
+    def _advance(self, time: float) -> None:
+        """Move both views to ``time`` and bring the beliefs up to date: the estimator learns
+        the jobs finished since, and belief changes are counted (:attr:`belief_version`)."""
+        self._time = time
+        self._world._time = time
+        estimator = self._estimator
+        if estimator is None:
+            return
+        s = self._s
+        if self._learned < len(s.finished_order):
+            estimator.learn(s.finished_order[self._learned :])
+            self._learned = len(s.finished_order)
+        if estimator.version != self._version:
+            self._changes += estimator.version - self._version
+            self._version = estimator.version
+        if s.running:
+            run = np.fromiter(s.running, dtype=np.int64, count=len(s.running))
+            _, k = self._work(run, self._progress(run))
+            self._changes += int(np.abs(k - self._k[run]).sum())
+            self._k[run] = k
+
+    # -- what the view may show -----------------------------------------------------------------
+    def _i(self, job_id: int) -> int:
+        i = self._s.index.get(job_id)
+        if i is None or self._s.status[i] == FUTURE:
+            raise KeyError(f"no arrived job with id {job_id!r}")
+        return i
+
+    def _indices(self, job_ids: JobIds) -> np.ndarray:
+        try:
+            indices = super()._indices(job_ids)
+        except KeyError as exc:
+            raise KeyError(f"no arrived job with id {exc.args[0]!r}") from None
+        if len(indices):
+            status = self._s.status
+            outside = (indices < 0) | (indices >= len(status))
+            if outside.any():
+                raise KeyError(f"no arrived job with id {np.asarray(job_ids)[outside][0]!r}")
+            late = status[indices] == FUTURE
+            if late.any():
+                raise KeyError(f"no arrived job with id {np.asarray(job_ids)[late][0]!r}")
+        return indices
 
     @property
     def epoch(self) -> int:
-        """State version: equal at two decisions iff no job arrived, finished, started, stopped or
-        changed its accumulation in between (only time moved)."""
-        return self._s.epoch
+        """State version: equal at two decisions iff no job arrived, finished, started, stopped
+        or changed its accumulation, and no belief changed (:attr:`belief_version`), in between
+        (only time moved, and believed remaining times of running jobs fell with it)."""
+        return self._s.epoch + self._changes
 
     @property
-    def cluster(self) -> Cluster:
-        """The cluster."""
-        return self._s.cluster
+    def belief_version(self) -> int:
+        """Number of belief changes so far: an estimator update (``history`` learning from a
+        finished job) or a running job crossing its believed work (the overrun rule). Always 0
+        under the static estimators' first estimates and under ``oracle``."""
+        return self._changes
 
     @property
-    def instance(self) -> Instance:
-        """The instance being simulated."""
-        return self._s.instance
+    def beliefs(self) -> Beliefs:
+        """What this view believes (names and parameters, no values)."""
+        return self._beliefs
+
+    @property
+    def world(self) -> WorldView | None:
+        """The truth, only for a policy that declares ``clairvoyant = True`` (``planned``, a
+        replay of a solver's schedule); ``None`` otherwise."""
+        return self._world if self._clairvoyant else None
 
     @property
     def interference(self) -> Interference:
-        """The interference model the simulator applies."""
-        return self._s.interference
-
-    def job(self, job_id: int) -> Job:
-        """The job with id ``job_id``."""
-        return self._s.instance.jobs[self._s.index[job_id]]
-
-    def profile(self, job_id: int) -> ModelProfile:
-        """Performance profile of a job (the generic one for duration-only jobs)."""
-        return self._s.profiles[self._s.index[job_id]]
-
-    # -- sets of jobs ---------------------------------------------------------------------------
-    def pending(self) -> list[int]:
-        """Arrived, unfinished, not running jobs (including preempted ones), by (arrival, id)."""
-        return self._ids(sorted(self._s.pending))
-
-    def running(self) -> list[int]:
-        """Jobs holding GPUs (including those in restart overhead), by (arrival, id)."""
-        return self._ids(sorted(self._s.running))
-
-    def _ids(self, indices: list[int]) -> list[int]:
-        """Job ids of internal indices (a fresh list)."""
-        if self._s.ids_are_indices:
-            return indices
-        ids = self._s.id_list
-        return [ids[i] for i in indices]
-
-    def is_pending(self, job_id: int) -> bool:
-        """Whether ``job_id`` is a job of the instance that waits (arrived, not running)."""
-        i = self._s.index.get(job_id)
-        return i is not None and self._s.status[i] == PENDING
-
-    def is_running(self, job_id: int) -> bool:
-        """Whether ``job_id`` is a job of the instance that holds GPUs."""
-        i = self._s.index.get(job_id)
-        return i is not None and self._s.status[i] == RUNNING
-
-    def is_finished(self, job_id: int) -> bool:
-        """Whether ``job_id`` is a job of the instance that has completed."""
-        i = self._s.index.get(job_id)
-        return i is not None and self._s.status[i] == FINISHED
-
-    # -- GPUs -----------------------------------------------------------------------------------
-    def gpu_jobs(self, gpu: int) -> tuple[int, ...]:
-        """Ids of the jobs on GPU ``gpu`` (at most two)."""
-        ids = self._s.id_list
-        return tuple(ids[i] for i in self._s.gpu_jobs[gpu])
-
-    def residents(self) -> list[list[int]]:
-        """Ids of the jobs on every GPU, indexed by GPU id (a fresh list of lists)."""
-        ids = self._s.id_list
-        return [[ids[i] for i in r] for r in self._s.gpu_jobs]
-
-    def memory_by_gpu(self) -> list[float]:
-        """Memory in use on every GPU (GB), indexed by GPU id."""
-        return [float(m) for m in self._s.gpu_mem]
-
-    def free_gpus(self) -> list[int]:
-        """Ids of idle GPUs (holding no job), ascending."""
-        return [g for node in self._s.idle_by_node for g in node]
+        """The interference model the policies believe (the world's under ``oracle``)."""
+        return self._belief_model
 
     @property
-    def free_count(self) -> int:
-        """Number of idle GPUs."""
-        return self._s.idle_count
+    def sharing_rule(self) -> Callable[[Occupant, Occupant], bool] | None:
+        """The world's rule of which pairs may share a GPU (``can_share``), or ``None`` when
+        every pair may (memory permitting). Not a belief: a policy never proposes a pair the
+        world refuses."""
+        return self._rule
 
-    def single_gpus(self) -> list[int]:
-        """Ids of GPUs holding exactly one job, ascending."""
-        return sorted(self._s.single)
+    def job(self, job_id: int) -> JobInfo:
+        """What is known of an arrived job (``KeyError`` for any other id)."""
+        i = self._i(job_id)
+        if self._infos is None:
+            self._infos = [
+                JobInfo(j.id, j.arrival, j.gpus, j.model, j.batch, j.estimate, j.vc, j.user)
+                for j in self._s.instance.jobs
+            ]
+        return self._infos[i]
 
-    def hosts(self) -> list[int]:
-        """Running jobs that are alone on every one of their GPUs, by (arrival, id)."""
-        ids = self._s.id_list
-        return [ids[i] for i in sorted(self._s.hosts)]
+    # -- beliefs about lengths ------------------------------------------------------------------
+    def _progress(self, indices: np.ndarray) -> np.ndarray:
+        """Observed work done, in belief units (iterations; seconds for duration-only jobs)."""
+        return self._world.progress_now(indices) * self._unit[indices]
 
-    def gpu_memory_used(self, gpu: int) -> float:
-        """Memory in use on a GPU (GB)."""
-        return float(self._s.gpu_mem[gpu])
+    def _work(self, indices: np.ndarray, progress: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Believed work after the overrun rule, and its overrun count k."""
+        assert self._estimator is not None
+        believed = self._estimator.believed(indices) / self._fewest_b[indices]
+        return overrun(believed, progress)
 
-    # -- per-job facts --------------------------------------------------------------------------
-    def _i(self, job_id: int) -> int:
-        return self._s.index[job_id]
+    def _step_b(self, i: int, accumulation: int, spans: bool) -> float:
+        """Solo step time in belief units (1 s for a duration-only job)."""
+        s = self._s
+        job = s.instance.jobs[i]
+        if job.duration is not None:
+            return 1.0
+        return solo_step_time(job, s.profiles[i], accumulation, spans, s.cluster)
 
-    def placement(self, job_id: int) -> tuple[int, ...] | None:
-        """GPU ids a running job holds (``None`` if not running)."""
-        return self._s.placement[self._i(job_id)]
+    def progress(self, job_id: int) -> float:
+        """Work the job has done: iterations, or exclusive-equivalent seconds for a
+        duration-only job."""
+        i = self._i(job_id)
+        done = self._world.progress_now(np.array([i], dtype=np.int64))[0]
+        job = self._s.instance.jobs[i]
+        return float(done * job.duration if job.duration is not None else done)
 
-    def accumulation(self, job_id: int) -> int:
-        """Current (or last used) accumulation factor s of a job."""
-        return int(self._s.accumulation[self._i(job_id)])
+    def believed_work(self, job_id: int) -> float:
+        """The job's believed total work (units of :meth:`progress`), after the overrun rule."""
+        i = self._i(job_id)
+        if self._estimator is None:
+            job = self._s.instance.jobs[i]
+            return float(job.duration if job.duration is not None else self._s.work[i])
+        index = np.array([i], dtype=np.int64)
+        return float(self._work(index, self._progress(index))[0][0])
 
     def exclusive_duration(self, job_id: int) -> float:
-        """Exclusive duration of the whole job at the full batch on the fewest nodes (s)."""
-        return float(self._s.exclusive[self._i(job_id)])
+        """Believed exclusive duration of the whole job at the full batch on the fewest nodes
+        (s)."""
+        if self._estimator is None:
+            self._i(job_id)  # arrived jobs only
+            return self._world.exclusive_duration(job_id)
+        return float(self.exclusive_durations([job_id])[0])
 
     def remaining_work_share(self, job_id: int) -> float:
-        """Share of the job's work still to do, in [0, 1]."""
+        """Believed share of the job's work still to do, in (0, 1] (1 − progress ÷ believed
+        work)."""
+        if self._estimator is None:
+            self._i(job_id)
+            return self._world.remaining_work_share(job_id)
         i = self._i(job_id)
-        return 1.0 - self._s.progress_at(i, self._time) / float(self._s.work[i])
-
-    @property
-    def restart_overhead(self) -> float:
-        """Overhead (s) a preempted job pays on resuming, rounded up to ticks (model.md §4)."""
-        return self._s.restart_overhead
+        index = np.array([i], dtype=np.int64)
+        progress = self._progress(index)
+        return float(1.0 - progress[0] / self._work(index, progress)[0][0])
 
     def remaining_exclusive(
         self, job_id: int, accumulation: int | None = None, *, fewest_nodes: bool = False
     ) -> float:
-        """Exclusive time (s) to finish the job alone, plus the restart overhead it still owes.
-
-        At ``accumulation`` (default: the current one if running, else 1), on its current
-        placement if running, else (or with ``fewest_nodes``) on the fewest nodes. The overhead
-        is what is left of it for a running job, the full :attr:`restart_overhead` for a
-        preempted pending job, none for a finished one; preemptive policies rank by this with
-        ``fewest_nodes`` (§5).
-        """
+        """Believed exclusive time (s) to finish the job alone, plus the restart overhead it
+        still owes (observable): as :meth:`WorldView.remaining_exclusive
+        <sjfbsbf.sim.world.WorldView.remaining_exclusive>` with the believed work."""
+        if self._estimator is None:
+            self._i(job_id)
+            return self._world.remaining_exclusive(job_id, accumulation, fewest_nodes=fewest_nodes)
         s = self._s
         i = self._i(job_id)
-        job = s.instance.jobs[i]
-        remaining = s.work[i] - s.progress_at(i, self._time)
         if accumulation is None:
             accumulation = int(s.accumulation[i]) if s.status[i] == RUNNING else 1
         placement = None if fewest_nodes else s.placement[i]
-        spans = job.gpus > s.cluster.gpus_per_node
-        if placement is not None:
-            spans = s.cluster.spans_nodes(placement)
-        step = solo_step_time(job, s.profiles[i], accumulation, spans, s.cluster)
-        if s.status[i] == RUNNING:
-            restart = max(0.0, s.resume_at[i] - self._time)
-        elif s.status[i] == PENDING and s.preemptions[i] > 0:
-            restart = s.restart_overhead
-        else:
-            restart = 0.0
-        return float(remaining * step + restart)
-
-    def attained_service(self, job_id: int) -> float:
-        """GPU-seconds the job has held GPUs so far."""
-        s = self._s
-        i = self._i(job_id)
-        extra = (self._time - s.last[i]) * s.gpus[i] if s.status[i] == RUNNING else 0.0
-        return float(s.attained[i] + extra)
+        spans = (
+            s.cluster.spans_nodes(placement)
+            if placement is not None
+            else s.instance.jobs[i].gpus > s.cluster.gpus_per_node
+        )
+        index = np.array([i], dtype=np.int64)
+        progress = self._progress(index)
+        left = self._work(index, progress)[0][0] - progress[0]
+        owed = self._world.owed_overheads(index)[0]
+        return float(left * self._step_b(i, accumulation, spans) + owed)
 
     def slowdown(self, job_id: int) -> float:
-        """Current slowdown of a running job (1 when alone)."""
-        return float(self._s.xi[self._i(job_id)])
+        """Believed slowdown of a running job now: the interference belief's worst pair over
+        its GPUs (1 when alone)."""
+        if self._xi_oracle:
+            self._i(job_id)
+            return self._world.slowdown(job_id)
+        s = self._s
+        i = self._i(job_id)
+        placement = s.placement[i]
+        occ = s.occupants[i]
+        if placement is None or occ is None:
+            return 1.0
+        xi = 1.0
+        model = self._belief_model
+        for k in sorted({k for g in placement for k in s.gpu_jobs[g] if k != i}):
+            other = s.occupants[k]
+            assert other is not None
+            xi = max(xi, model.slowdown(occ, other))
+        return float(xi)
 
     def predicted_finish(self, job_id: int) -> float:
-        """Finish time of a running job if nothing changes."""
-        return self._s.predicted_finish(self._i(job_id))
-
-    def is_shared(self, job_id: int) -> bool:
-        """Whether a running job shares at least one GPU."""
-        return self._s.is_shared(self._i(job_id))
-
-    def preemptions(self, job_id: int) -> int:
-        """How often the job was preempted."""
-        return int(self._s.preemptions[self._i(job_id)])
-
-    def accumulation_options(self, job_id: int) -> dict[int, int | None]:
-        """Valid accumulation factors ``{s: micro-batch}`` of a job."""
+        """Believed finish time of a running job if nothing changes: when its overhead ends,
+        plus its believed remaining work at its current step time × believed slowdown."""
+        if self._estimator is None and self._xi_oracle:
+            self._i(job_id)
+            return self._world.predicted_finish(job_id)
+        s = self._s
         i = self._i(job_id)
-        return micro_batch_options(self._s.instance.jobs[i], self._s.profiles[i])
-
-    def memory_gb(self, job_id: int, accumulation: int) -> float:
-        """Memory per GPU of a job at accumulation ``accumulation`` (GB)."""
-        i = self._i(job_id)
-        return memory_gb(self._s.instance.jobs[i], self._s.profiles[i], accumulation)
-
-    def occupant(self, job_id: int, accumulation: int) -> Occupant:
-        """The occupant a job would form at accumulation ``accumulation``."""
-        i = self._i(job_id)
-        return occupant(self._s.instance.jobs[i], self._s.profiles[i], accumulation)
+        start = max(self._time, float(s.resume_at[i]))
+        if self._estimator is None:
+            left = self._world.remaining_exclusive(job_id) - max(0.0, s.resume_at[i] - self._time)
+            return float(start + left * self.slowdown(job_id))
+        index = np.array([i], dtype=np.int64)
+        progress = self._progress(index)
+        left = self._work(index, progress)[0][0] - progress[0]
+        placement = s.placement[i]
+        assert placement is not None, "running jobs only"
+        step = self._step_b(i, int(s.accumulation[i]), s.cluster.spans_nodes(placement))
+        return float(start + left * step * self.slowdown(job_id))
 
     def step_time(self, job_id: int, accumulation: int, spans_nodes: bool) -> float:
-        """Solo time of one unit of work of a job (s)."""
-        i = self._i(job_id)
-        return solo_step_time(
-            self._s.instance.jobs[i], self._s.profiles[i], accumulation, spans_nodes, self.cluster
-        )
+        """Solo time of one unit of work (:meth:`progress`'s units; 1 s for a duration-only
+        job)."""
+        return self._step_b(self._i(job_id), accumulation, spans_nodes)
 
-    def free_by_node(self) -> list[list[int]]:
-        """Idle GPU ids grouped by node (ascending within a node; fresh lists)."""
-        return [list(node) for node in self._s.idle_by_node]
-
-    # -- per-job facts for many jobs at once (numpy; equal to the one-job methods) --------------
-    def _indices(self, job_ids: JobIds) -> np.ndarray:
-        if self._s.ids_are_indices:  # ids 0..n-1 in order (every generated workload)
-            return np.asarray(job_ids, dtype=np.int64)
-        index = self._s.index
-        return np.fromiter((index[j] for j in job_ids), dtype=np.int64, count=len(job_ids))
-
+    # -- many jobs at once (numpy; equal to the one-job methods) --------------------------------
     def exclusive_durations(self, job_ids: JobIds) -> np.ndarray:
         """:meth:`exclusive_duration` of each job, as an array."""
-        return self._s.exclusive[self._indices(job_ids)]
-
-    def gpu_counts(self, job_ids: JobIds) -> np.ndarray:
-        """The GPU count of each job, as an array."""
-        return self._s.gpus[self._indices(job_ids)]
-
-    def arrivals(self, job_ids: JobIds) -> np.ndarray:
-        """The arrival time of each job, as an array."""
-        return self._s.arrival[self._indices(job_ids)]
-
-    def running_mask(self, job_ids: JobIds) -> np.ndarray:
-        """:meth:`is_running` of each job (of the instance), as a boolean array."""
-        return self._s.status[self._indices(job_ids)] == RUNNING
-
-    def attained_services(self, job_ids: JobIds) -> np.ndarray:
-        """:meth:`attained_service` of each job, as an array (the same floats)."""
-        s = self._s
+        if self._estimator is None:
+            self._indices(job_ids)
+            return self._world.exclusive_durations(job_ids)
         i = self._indices(job_ids)
-        running = s.status[i] == RUNNING
-        extra = (self._time - s.last[i]) * s.gpus[i]
-        return np.where(running, s.attained[i] + extra, s.attained[i])
+        return self._work(i, self._progress(i))[0] * self._fewest_b[i]
 
     def remaining_exclusives(self, job_ids: JobIds) -> np.ndarray:
         """``remaining_exclusive(j, 1, fewest_nodes=True)`` of each job, as an array (the same
         floats): what preemptive policies rank by (docs/model.md §5)."""
-        s = self._s
+        if self._estimator is None:
+            self._indices(job_ids)
+            return self._world.remaining_exclusives(job_ids)
         i = self._indices(job_ids)
-        t = self._time
-        running = s.status[i] == RUNNING
-        done = s.done[i]
-        start = np.maximum(s.last[i], s.resume_at[i])
-        moving = done + (t - start) / (s.step[i] * s.xi[i])  # NaN for a job that never ran
-        progress = np.where(running & (t > start), moving, done)
-        remaining = s.work[i] - progress
-        restart = np.where(
-            running,
-            np.maximum(0.0, s.resume_at[i] - t),
-            np.where((s.status[i] == PENDING) & (s.preemptions[i] > 0), s.restart_overhead, 0.0),
-        )
-        return remaining * self._fewest_steps()[i] + restart
+        progress = self._progress(i)
+        left = self._work(i, progress)[0] - progress
+        return left * self._fewest_b[i] + self._world.owed_overheads(i)
 
     def running_remaining_exclusives(self, job_ids: JobIds) -> np.ndarray:
         """``remaining_exclusive(j)`` of each running job (its accumulation and placement now),
         as an array (the same floats): what SJF-BSBF weighs a host by (docs/model.md §6)."""
+        if self._estimator is None:
+            self._indices(job_ids)
+            return self._world.running_remaining_exclusives(job_ids)
         s = self._s
         i = self._indices(job_ids)
         assert np.all(s.status[i] == RUNNING), "running jobs only"
-        t = self._time
-        done = s.done[i]
-        start = np.maximum(s.last[i], s.resume_at[i])
-        step = s.step[i]
-        progress = np.where(t > start, done + (t - start) / (step * s.xi[i]), done)
-        return (s.work[i] - progress) * step + np.maximum(0.0, s.resume_at[i] - t)
-
-    def least_free_memory(self, job_ids: JobIds) -> np.ndarray:
-        """The least free memory (GB) over each running job's GPUs, as an array."""
-        s = self._s
-        placements = [s.placement[k] for k in self._indices(job_ids).tolist()]
-        gpus = np.fromiter((g for p in placements for g in p), dtype=np.int64)
-        free = s.cluster.gpu_mem_gb - s.gpu_mem[gpus]
-        starts = np.cumsum([0] + [len(p) for p in placements[:-1]])
-        return np.minimum.reduceat(free, starts) if len(placements) else np.zeros(0)
-
-    def running_occupants(self, job_ids: JobIds) -> list[Occupant]:
-        """Each running job's occupant now: ``occupant(j, accumulation(j))``."""
-        s = self._s
-        found = [s.occupants[k] for k in self._indices(job_ids).tolist()]
-        assert all(o is not None for o in found), "running jobs only"
-        return found
-
-    def _fewest_steps(self) -> np.ndarray:
-        """Solo step time of every job at s = 1 on the fewest nodes (computed once)."""
-        if self._fewest_step is None:
-            s = self._s
-            per = s.cluster.gpus_per_node
-            self._fewest_step = np.array(
-                [
-                    solo_step_time(job, profile, 1, job.gpus > per, s.cluster)
-                    for job, profile in zip(s.instance.jobs, s.profiles, strict=True)
-                ],
-                dtype=float,
-            )
-        return self._fewest_step
+        progress = self._progress(i)
+        left = self._work(i, progress)[0] - progress
+        step = np.where(self._duration_only[i], 1.0, s.step[i])
+        return left * step + np.maximum(0.0, s.resume_at[i] - self._time)

@@ -95,7 +95,7 @@ def _view(
     for i in range(len(jobs)):
         state.status[i] = PENDING
         state.pending.add(i)
-    return state, ClusterView(state, 0.0)
+    return state, ClusterView(state, time=0.0, clairvoyant=True)
 
 
 def test_a_plan_given_as_a_mapping_is_sorted_by_job_id_and_replayed() -> None:

@@ -28,7 +28,7 @@ from sjfbsbf.core.presets import time_slicing
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB, check_decision
 from sjfbsbf.sim.state import PENDING, RUNNING, SimState
-from sjfbsbf.sim.view import ClusterView
+from sjfbsbf.sim.world import WorldView
 
 RESNET = ("resnet18", 128, 1_000)
 
@@ -56,7 +56,7 @@ def running(
     mem: float = 48.0,
     gpus: int = 2,
     interference: Any = None,
-) -> ClusterView:
+) -> WorldView:
     """A view at t = 0 where ``starts`` were applied by the simulator's own state updates."""
     inst = Instance(Cluster(nodes=1, gpus_per_node=gpus, gpu_mem_gb=mem), jobs)
     state = SimState(inst, interference or time_slicing(), 0.0)
@@ -69,14 +69,14 @@ def running(
         state.pending.discard(i)
         state.running.add(i)
         state.status[i] = RUNNING
-    return ClusterView(state, 0.0)
+    return WorldView(state, 0.0)
 
 
-def check(view: ClusterView, decision: Decision, *, preemptive: bool = True) -> None:
+def check(view: WorldView, decision: Decision, *, preemptive: bool = True) -> None:
     check_decision(view, decision, preemptive=preemptive, sharing=True)
 
 
-def refused(view: ClusterView, decision: Decision, message: str, **kw: bool) -> None:
+def refused(view: WorldView, decision: Decision, message: str, **kw: bool) -> None:
     with pytest.raises(FeasibilityError, match=message):
         check(view, decision, **kw)
 

@@ -31,14 +31,17 @@ class Watching:
     name = "test-watching-srtf"
     preemptive = True
     sharing = False
+    clairvoyant = True  # it lists every job of the instance (view.world)
 
     def __init__(self) -> None:
         self.inner = make_policy("srtf")
         self.seen: list[tuple[float, int, tuple[int, ...] | None, bool]] = []
 
     def decide(self, view: ClusterView) -> Decision:
-        for j in (job.id for job in view.instance.jobs):
-            self.seen.append((view.time, j, view.placement(j), view.is_running(j)))
+        world = view.world
+        assert world is not None
+        for j in (job.id for job in world.instance.jobs):
+            self.seen.append((world.time, j, world.placement(j), world.is_running(j)))
         return self.inner.decide(view)
 
     def stats(self) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.simulator import simulate
 from sjfbsbf.sim.state import PENDING, SimState
 from sjfbsbf.sim.view import ClusterView
+from sjfbsbf.sim.world import WorldView
 
 R18 = get_catalog("default")["resnet18"]
 ALPHA, BETA, GRAD = R18.alpha_s, R18.beta_s, R18.grad_gb
@@ -63,9 +64,10 @@ class Script:
     name = "test-script"
     preemptive = True
     sharing = True
+    clairvoyant = True  # it looks at the world (the truth) through view.world
 
     def __init__(
-        self, script: dict[float, Decision], at: float, look: Callable[[ClusterView], Any]
+        self, script: dict[float, Decision], at: float, look: Callable[[WorldView], Any]
     ) -> None:
         self.script = script
         self.at = at
@@ -75,7 +77,8 @@ class Script:
 
     def decide(self, view: ClusterView) -> Decision:
         if view.time == self.at:
-            self.seen = self.look(view)
+            assert view.world is not None
+            self.seen = self.look(view.world)
             self.looked = True
         if view.time in self.script:
             return self.script[view.time]
@@ -94,7 +97,7 @@ class Script:
         return {}
 
 
-def look_at_the_state(look: Callable[[ClusterView], Any]) -> Any:
+def look_at_the_state(look: Callable[[WorldView], Any]) -> Any:
     """Simulate the module's scenario and return what ``look`` saw at t = 30 s."""
     jobs = (
         Job(0, 0.0, 2, "resnet18", 128, 1_000),
@@ -152,7 +155,7 @@ def test_remaining_times_follow_the_documented_rule_for_every_job() -> None:
     (500 − 10/COMPUTE_2)·COMPUTE_2 + 30 = 500·COMPUTE_2 + 20.
     """
 
-    def look(view: ClusterView) -> dict[str, Any]:
+    def look(view: WorldView) -> dict[str, Any]:
         return {
             "default": [view.remaining_exclusive(j) for j in ALL],
             "fewest": [view.remaining_exclusive(j, 1, fewest_nodes=True) for j in ALL],
@@ -178,7 +181,7 @@ def test_the_remaining_time_arrays_equal_the_per_job_values_and_the_hand_values(
     the per-job floats exactly, and the hand values. Job 4 inside its overhead counts the 20 s
     left of it (110 s, not 90 − 20 = 70 s)."""
 
-    def look(view: ClusterView) -> dict[str, Any]:
+    def look(view: WorldView) -> dict[str, Any]:
         order = [5, 3, 0, 4, 2, 1]  # any order: the arrays follow the ids asked for
         return {
             "array": view.remaining_exclusives(ALL).tolist(),
@@ -206,7 +209,7 @@ def test_per_job_facts_of_running_sharing_preempted_and_waiting_jobs() -> None:
     STEP_0_FEWEST; job 5 at s = 1 across nodes STEP_5; a duration-only job its duration.
     """
 
-    def look(view: ClusterView) -> dict[str, Any]:
+    def look(view: WorldView) -> dict[str, Any]:
         return {
             "slowdown": [view.slowdown(j) for j in RUNNING],
             "shared": [view.is_shared(j) for j in ALL],
@@ -241,7 +244,7 @@ def test_running_only_arrays_refuse_a_waiting_job_with_their_message() -> None:
     """``running_remaining_exclusives`` and ``running_occupants`` are for running jobs only:
     asked about a waiting job (3: preempted; 5: never run) they stop with "running jobs only"."""
 
-    def look(view: ClusterView) -> list[str]:
+    def look(view: WorldView) -> list[str]:
         messages = []
         for ask, job in ((view.running_remaining_exclusives, 3), (view.running_occupants, 5)):
             with pytest.raises(AssertionError) as refused:
@@ -253,13 +256,13 @@ def test_running_only_arrays_refuse_a_waiting_job_with_their_message() -> None:
 
 
 def test_a_view_made_without_a_time_is_at_time_zero() -> None:
-    """``ClusterView(state)`` reads the state at t = 0 (its documented default): a waiting
+    """``WorldView(state)`` reads the state at t = 0 (its documented default): a waiting
     duration-only job of 50 s has 50 s left and all of its work."""
     inst = Instance(Cluster(nodes=1, gpus_per_node=1), (Job(0, 0.0, 1, duration=50.0),))
     state = SimState(inst, time_slicing(), 0.0)
     state.status[0] = PENDING
     state.pending.add(0)
-    view = ClusterView(state)
+    view = WorldView(state)
     assert view.time == 0.0
     assert view.remaining_exclusive(0) == 50.0
     assert view.remaining_work_share(0) == 1.0
@@ -281,7 +284,7 @@ def test_a_finished_job_that_was_preempted_owes_no_overhead() -> None:
         15.0: Decision((Start(0, (0,)),)),
     }
 
-    def look(view: ClusterView) -> tuple[bool, int, float, list[float]]:
+    def look(view: WorldView) -> tuple[bool, int, float, list[float]]:
         return (
             view.is_finished(0),
             view.preemptions(0),

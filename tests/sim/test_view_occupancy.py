@@ -33,6 +33,7 @@ class Rescanning:
         self.preemptive = inner.preemptive
         self.sharing = inner.sharing
         self.checked = 0
+        self.clairvoyant = True  # to list every job of the instance (view.world)
 
     def decide(self, view: ClusterView) -> Decision:
         cluster = view.cluster
@@ -54,7 +55,8 @@ class Rescanning:
                 alone.append(j)
         assert view.hosts() == alone
         pending = set(view.pending())
-        for job in view.instance.jobs:
+        assert view.world is not None
+        for job in view.world.instance.jobs:
             assert view.is_pending(job.id) == (job.id in pending)
             assert view.is_running(job.id) == (job.id in running)
         assert not view.is_pending(-1) and not view.is_running(-1)
