@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from sjfbsbf.experiments.compare import compare
     from sjfbsbf.experiments.gantt import plot_gantt
     from sjfbsbf.policies import make_policy, policy_names
+    from sjfbsbf.sim.beliefs import Beliefs
     from sjfbsbf.sim.result import SimResult
     from sjfbsbf.sim.simulator import simulate
 
@@ -37,6 +38,7 @@ _EXPORTS = {
     "read_instance": "sjfbsbf.core.instance_io",
     "write_instance": "sjfbsbf.core.instance_io",
     "simulate": "sjfbsbf.sim.simulator",
+    "Beliefs": "sjfbsbf.sim.beliefs",
     "SimResult": "sjfbsbf.sim.result",
     "make_policy": "sjfbsbf.policies",
     "policy_names": "sjfbsbf.policies",
@@ -45,6 +47,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Beliefs",
     "Cluster",
     "Instance",
     "Job",

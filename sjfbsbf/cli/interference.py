@@ -37,8 +37,13 @@ ThroughputsOption = Annotated[
 ]
 
 
-def interference_options(name: str | None, throughputs: str | None) -> dict[str, Any]:
+def interference_options(
+    name: str | None, throughputs: str | None, *, belief_reads: bool = False
+) -> dict[str, Any]:
     """``{"interference": model}`` for a preset name given (empty: the simulator's default).
+
+    ``belief_reads``: ``--interference-belief`` names a preset that reads the table, so
+    ``--throughputs`` may be given for it alone.
 
     Raises
     ------
@@ -51,9 +56,10 @@ def interference_options(name: str | None, throughputs: str | None) -> dict[str,
     from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 
     if name is None:
-        if throughputs is not None:
+        if throughputs is not None and not belief_reads:
             raise typer.BadParameter(
-                "only applies to --interference gavel-measured", param_hint="'--throughputs'"
+                "only applies to --interference or --interference-belief gavel-measured",
+                param_hint="'--throughputs'",
             )
         return {}
     if name not in INTERFERENCE_PRESETS:
@@ -61,13 +67,13 @@ def interference_options(name: str | None, throughputs: str | None) -> dict[str,
             f"unknown interference model {name!r} (choose from {', '.join(INTERFERENCE_PRESETS)})",
             param_hint="'--interference'",
         )
-    if throughputs is not None and name not in DATA_PRESETS:
+    if throughputs is not None and name not in DATA_PRESETS and not belief_reads:
         raise typer.BadParameter(
             f"only applies to --interference {', '.join(sorted(DATA_PRESETS))}, not {name}",
             param_hint="'--throughputs'",
         )
     table = None
-    if name in DATA_PRESETS:
+    if name in DATA_PRESETS:  # (a belief's table is resolved by sjfbsbf.cli.beliefs)
         table = resolve_data_path(DEFAULT_THROUGHPUTS if throughputs is None else throughputs)
     return {"interference": make_interference(name, throughputs=table)}
 

@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
+from sjfbsbf.cli.beliefs import (
+    BeliefOption,
+    EstimatorOption,
+    belief_reads_table,
+    beliefs_option,
+    check_beliefs_fit,
+)
 from sjfbsbf.cli.interference import (
     InterferenceOption,
     ThroughputsOption,
@@ -80,6 +87,8 @@ def simulate(
     restart_overhead: RestartOption = None,
     interference: InterferenceOption = None,
     throughputs: ThroughputsOption = None,
+    estimator: EstimatorOption = None,
+    interference_belief: BeliefOption = None,
     option: OptionsOption = None,
     jobs_csv: Annotated[
         Path | None,
@@ -114,12 +123,22 @@ def simulate(
     from sjfbsbf.experiments.compare import run_policies
 
     instance = read_instance(instance_path)
-    options.update(interference_options(interference, throughputs))
+    beliefs = beliefs_option(estimator, interference_belief, throughputs, seed=0)
+    check_beliefs_fit(beliefs, instance, str(instance_path))
+    options.update(
+        interference_options(
+            interference, throughputs, belief_reads=belief_reads_table(interference_belief)
+        )
+    )
+    if beliefs is not None:
+        options["beliefs"] = beliefs
     for out in (jobs_csv, rounds_csv):
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)  # fail early on an unusable path
     console = stdout()
     console.print(describe(instance, str(instance_path)) + f"; policy {policy}")
+    if beliefs is not None:
+        console.print(f"beliefs: {beliefs.label()}", markup=False, soft_wrap=True)
     started = time.perf_counter()
     with progress_bar() as progress:
         (result,) = run_policies(
@@ -182,14 +201,40 @@ def compare(
             show_default="0",
         ),
     ] = None,
+    seeds: Annotated[
+        str | None,
+        typer.Option(
+            "--seeds",
+            metavar="A-B",
+            help="Run the default workload of every seed A…B and print each policy's mean "
+            "average JCT with a 95% paired bootstrap interval (only without INSTANCE.json).",
+            show_default=False,
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="POLICY",
+            help="With --seeds: also print each policy's mean ÷ this policy's, with its 95% "
+            "paired bootstrap interval.",
+            show_default=False,
+        ),
+    ] = None,
     dt: DtOption = None,
     interval: IntervalOption = None,
     restart_overhead: RestartOption = None,
     interference: InterferenceOption = None,
     throughputs: ThroughputsOption = None,
+    estimator: EstimatorOption = None,
+    interference_belief: BeliefOption = None,
     option: OptionsOption = None,
 ) -> None:
-    """Run several policies on one instance; print a table, write DIR/compare.png and .csv."""
+    """Run several policies on one instance; print a table, write DIR/compare.png and .csv.
+
+    With --seeds, on the default workload of each seed; the table gives means over seeds with
+    95% paired bootstrap intervals (and ratios to --baseline), DIR/compare-runs.csv every run.
+    """
     options: dict[str, Any] = dict(sim_options(dt, interval, restart_overhead))
     from sjfbsbf.policies import policy_names
 
@@ -203,19 +248,31 @@ def compare(
         raise typer.BadParameter(
             "only applies to the default workload, not to an instance file", param_hint="'--seed'"
         )
+    seed_list = _seed_range(seeds, seed, instance_path, baseline, names)
+    beliefs = beliefs_option(estimator, interference_belief, throughputs, seed=seed or 0)
+    belief_reads = belief_reads_table(interference_belief)
+    if seed_list is not None:
+        options.update(interference_options(interference, throughputs, belief_reads=belief_reads))
+        _compare_seeds(names, seed_list, baseline, out, beliefs, chosen, options)
+        return
 
     from sjfbsbf.core.atomic import atomic_path
     from sjfbsbf.experiments.compare import run_policies
     from sjfbsbf.experiments.report import compare_table, plot_comparison
 
     instance = _load_or_default(instance_path, seed)
-    options.update(interference_options(interference, throughputs))
+    check_beliefs_fit(beliefs, instance, str(instance_path or "default workload"))
+    options.update(interference_options(interference, throughputs, belief_reads=belief_reads))
+    if beliefs is not None:
+        options["beliefs"] = beliefs
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} exists and is not a directory", param_hint="'--out'")
     out.mkdir(parents=True, exist_ok=True)  # fail on an unusable DIR before simulating
     source = str(instance_path) if instance_path is not None else "default workload"
     console = stdout()
     console.print(describe(instance, source))
+    if beliefs is not None:
+        console.print(f"beliefs: {beliefs.label()}", markup=False, soft_wrap=True)
     started = time.perf_counter()
     with progress_bar() as progress:
         results = run_policies(instance, names, progress=progress, policy_options=chosen, **options)
@@ -270,6 +327,127 @@ def _yes_no(flag: object) -> str:
 
 
 # -- helpers of the commands ---------------------------------------------------------------------
+def _seed_range(
+    text: str | None,
+    seed: int | None,
+    instance_path: Path | None,
+    baseline: str | None,
+    names: list[str],
+) -> list[int] | None:
+    """The seeds of ``--seeds`` (``None`` without it), after the checks of its companions."""
+    if text is None:
+        if baseline is not None:
+            raise typer.BadParameter("only applies with --seeds", param_hint="'--baseline'")
+        return None
+    if instance_path is not None:
+        raise typer.BadParameter(
+            "only applies to the default workload, not to an instance file",
+            param_hint="'--seeds'",
+        )
+    if seed is not None:
+        raise typer.BadParameter("give --seed or --seeds, not both", param_hint="'--seeds'")
+    if baseline is not None and baseline not in names:
+        raise typer.BadParameter(
+            f"{baseline!r} is not among the compared policies ({', '.join(names)})",
+            param_hint="'--baseline'",
+        )
+    from sjfbsbf.experiments.seeds import parse_seeds
+
+    try:
+        return parse_seeds(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--seeds'") from None
+
+
+def _compare_seeds(
+    names: list[str],
+    seeds: list[int],
+    baseline: str | None,
+    out: Path,
+    beliefs: Any,
+    chosen: dict[str, dict[str, Any]],
+    options: dict[str, Any],
+) -> None:
+    """``compare --seeds``: every policy on each seed's default workload; means, intervals."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from sjfbsbf.core.atomic import atomic_path
+    from sjfbsbf.experiments.report import plot_comparison
+    from sjfbsbf.experiments.seeds import run_seeds, seed_summary
+    from sjfbsbf.workloads import default_workload
+
+    if out.exists() and not out.is_dir():
+        raise typer.BadParameter(f"{out} exists and is not a directory", param_hint="'--out'")
+    out.mkdir(parents=True, exist_ok=True)
+    console = stdout()
+    first = default_workload(seeds[0])
+    console.print(describe(first, "default workload") + f"; seeds {seeds[0]}–{seeds[-1]}")
+    if beliefs is not None:
+        console.print(
+            f"beliefs: {beliefs.label()} (stream key: each seed)", markup=False, soft_wrap=True
+        )
+    started = time.perf_counter()
+    with progress_bar() as progress:
+        callback = None
+        if progress is not None:
+
+            def callback(seed: int, policy: str, done: int, total: int) -> None:
+                progress(f"{policy} #{seed}", done, total)
+
+        runs = run_seeds(
+            names,
+            seeds,
+            default_workload,
+            beliefs=beliefs,
+            policy_options=chosen,
+            progress=callback,
+            **options,
+        )
+    elapsed = time.perf_counter() - started
+    summary = seed_summary(runs, "avg_jct", baseline)
+    table = Table(
+        title=f"Average JCT over {len(seeds)} seeds of the default workload",
+        caption="mean over seeds with its 95% paired bootstrap interval (seeds resampled together)",
+        show_edge=False,
+    )
+    for header in ("policy", "mean (s)", "95% interval"):
+        table.add_column(header, justify="left" if header == "policy" else "right")
+    if baseline is not None:
+        for header in (f"÷ {baseline}", "95% interval", "verdict"):
+            table.add_column(escape(header), justify="right")
+    for policy, row in summary.iterrows():
+        cells = [
+            escape(str(policy)),
+            f"{row['mean']:,.1f}",
+            f"[{row['low']:,.1f}, {row['high']:,.1f}]",
+        ]
+        if baseline is not None:
+            cells += [
+                f"{row['ratio']:.3f}",
+                f"[{row['ratio_low']:.3f}, {row['ratio_high']:.3f}]",
+                str(row["verdict"]) if policy != baseline else "",
+            ]
+        table.add_row(*cells)
+    console.print(table)
+    console.print(f"[dim]{len(names) * len(seeds)} runs in {elapsed:.2f} s[/dim]")
+    print_fallbacks(console, options)
+    runs_path, csv_path, png_path = (
+        out / "compare-runs.csv",
+        out / "compare.csv",
+        out / "compare.png",
+    )
+    with atomic_path(runs_path) as tmp:
+        runs.to_csv(tmp, index=False)
+    with atomic_path(csv_path) as tmp:
+        summary.to_csv(tmp)
+    means = runs.drop(columns="seed").groupby("policy", sort=False).mean()
+    plot_comparison(
+        means, png_path, instance=f"default workload, mean of seeds {seeds[0]}–{seeds[-1]}"
+    )
+    console.print(f"wrote {csv_path}, {runs_path} and {png_path}", markup=False, soft_wrap=True)
+
+
 def _load_or_default(path: Path | None, seed: int | None) -> Instance:
     if path is not None:
         from sjfbsbf.core.instance_io import read_instance

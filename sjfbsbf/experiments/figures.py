@@ -22,6 +22,7 @@ import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path
 from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.experiments.factor_maps import write_factor_maps
 from sjfbsbf.experiments.regimes import (
     default_plane,
     is_regime_sweep,
@@ -344,6 +345,7 @@ def make_figures(
                 if is_regime_sweep(rows):  # maps of the whole sweep; the rest on its default plane
                     _regimes(str(name), rows, out, written)
                     rows = default_plane(rows)
+                written.extend(write_factor_maps(str(name), rows, out))
                 _fig_avg_jct(str(name), rows, out, written)
                 _fig_load(str(name), rows, out, written)
                 _fig_runs(str(name), rows, out, written)

@@ -16,15 +16,14 @@ from typing import Any
 
 from sjfbsbf.core.errors import InstanceError, SweepError
 from sjfbsbf.core.jsonio import read_json
-from sjfbsbf.core.presets import DATA_PRESETS, make_interference
 from sjfbsbf.experiments.constants import CONSTANT_KEYS, with_constants
 from sjfbsbf.experiments.sweep_details import details_problem, run_details
+from sjfbsbf.experiments.sweep_sim import sim_models
 from sjfbsbf.experiments.sweep_spec import RunSpec
 from sjfbsbf.experiments.sweep_workloads import build_instance
 from sjfbsbf.policies import make_policy
 from sjfbsbf.sim.metrics import METRIC_LABELS
 from sjfbsbf.sim.simulator import simulate
-from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
 
 #: Schema tag of a run record.
 RUN_SCHEMA = "sjfbsbf.sweep-run/1"
@@ -46,17 +45,19 @@ def execute(run: RunSpec, details: dict[str, Any] | None = None) -> dict[str, An
     instance = build_instance(run.workload, run.seed)
     _check_stamps(run)
     sim = dict(run.sim)
-    name = str(sim.pop("interference", "time-slicing"))
-    table = sim.pop("throughputs", None)  # read by the data presets only (gavel-measured)
-    if table is None and name in DATA_PRESETS:
-        table = DEFAULT_THROUGHPUTS
-    throughputs = None if table is None else resolve_data_path(str(table))
-    interference = make_interference(name, throughputs=throughputs)
+    interference, beliefs = sim_models(sim, run.seed)
     constants = {key: sim.pop(key) for key in CONSTANT_KEYS if key in sim}
     instance, interference = with_constants(instance, interference, **constants)
     policy = make_policy(run.policy, **run.options)
     started = time.perf_counter()
-    result = simulate(instance, policy, interference=interference, record_segments=False, **sim)
+    result = simulate(
+        instance,
+        policy,
+        interference=interference,
+        record_segments=False,
+        beliefs=beliefs,
+        **sim,
+    )
     row: dict[str, Any] = {
         "key": run.key,
         "policy": run.policy,

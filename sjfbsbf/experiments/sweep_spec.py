@@ -12,7 +12,6 @@ relabels its rows without running anything again.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import itertools
 import json
 import os
@@ -24,49 +23,24 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from sjfbsbf.core.catalog import MAX_ALPHA_SHARE
 from sjfbsbf.core.errors import InstanceError, SweepError
 from sjfbsbf.core.jsonio import read_json, read_text
-from sjfbsbf.core.presets import DATA_PRESETS, INTERFERENCE_PRESETS
-from sjfbsbf.experiments.constants import ConstantError, check_interference_constants
 from sjfbsbf.experiments.fingerprint import code_version, file_digest
+from sjfbsbf.experiments.sweep_sim import SIM_PARAMS, run_sim_options
 from sjfbsbf.experiments.sweep_workloads import (
     WORKLOAD_PARAMS,
     Param,
     ParamError,
     canonical_workload,
     check_inputs,
-    data_file,
     input_files,
-    number,
-    text,
 )
 from sjfbsbf.policies import policy_factory
 from sjfbsbf.policies.options import OptionError, check_options
-from sjfbsbf.sim.simulator import check_sim_parameters, simulate
-from sjfbsbf.workloads.datasets import DEFAULT_THROUGHPUTS, resolve_data_path
+from sjfbsbf.workloads.datasets import resolve_data_path
 
 _TOP_KEYS = ("name", "description", "seeds", "workloads", "sim", "variants")
 _VARIANT_KEYS = ("label", "policy", "options", "sim")
-_DEFAULTS = inspect.signature(simulate).parameters
-#: The ``[sim]`` keys: options of :func:`~sjfbsbf.sim.simulator.simulate` (defaults filled in),
-#: and the model's constants ``alpha``, ``kappa``, ``eps`` (present only when given).
-SIM_PARAMS: Mapping[str, Param] = {
-    "dt": Param(number(), default=float(_DEFAULTS["dt"].default)),
-    "interval": Param(number(), default=float(_DEFAULTS["interval"].default)),
-    "restart_overhead": Param(
-        number(strict=False), default=float(_DEFAULTS["restart_overhead"].default)
-    ),
-    "interference": Param(text(*INTERFERENCE_PRESETS), default="time-slicing"),
-    # Gavel's table for a data preset (gavel-measured); filled in only for those (sim_files).
-    "throughputs": Param(data_file, is_file=True),
-    # The model's constants (sjfbsbf.experiments.constants): no default, so a sweep without
-    # them keeps its run keys. alpha: the catalog default:alpha=X; kappa, eps: the contention
-    # model's (refused with a measured table).
-    "alpha": Param(number(0.0, MAX_ALPHA_SHARE, strict=False)),
-    "kappa": Param(number(strict=False)),
-    "eps": Param(number(strict=False)),
-}
 #: A sweep name: it becomes a directory under ``results/``.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _MAX_SEED = 2**63 - 1
@@ -192,6 +166,7 @@ class _Parser:
                 sims, seeds, variants
             ):
                 run_sim = self.run_sim(sim_point | sim)
+                self.check_estimates(workload, where, run_sim)
                 if "alpha" in run_sim:
                     self.check_alpha(workload, where, hashes, stamps)
                 files = input_files(workload, run_sim)
@@ -223,28 +198,24 @@ class _Parser:
         return Sweep(name, tuple(runs), self.source, text_, dict(sorted(hashes.items())), code)
 
     def run_sim(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """A run's simulator options: defaults filled in; a throughputs file only with a preset
-        that reads one (its default then), an error with one that does not."""
-        sim = {k: p.default for k, p in SIM_PARAMS.items() if p.default is not None} | dict(given)
-        if sim["interference"] in DATA_PRESETS:
-            sim.setdefault("throughputs", DEFAULT_THROUGHPUTS)
-        elif "throughputs" in sim:
+        """A run's ``[sim]`` options (:func:`~sjfbsbf.experiments.sweep_sim.run_sim_options`)."""
+        try:
+            return run_sim_options(given)
+        except ParamError as exc:
+            raise self.error(exc.reason, _join("sim", exc.key) if exc.key else "sim") from None
+
+    def check_estimates(
+        self, workload: Mapping[str, Any], where: str, sim: Mapping[str, Any]
+    ) -> None:
+        """The ``user`` estimator reads every job's ``estimate``: refuse it on a generated
+        workload or a Gavel trace, which carry none (instance files and trace tables may)."""
+        estimator = sim.get("estimator", "oracle")
+        if estimator.partition(":")[0] == "user" and workload["kind"] not in ("file", "table"):
             raise self.error(
-                f"only applies to interference {', '.join(map(repr, sorted(DATA_PRESETS)))}, "
-                f"not {sim['interference']!r}",
-                "sim.throughputs",
+                f"estimator 'user' reads every job's estimate; workload kind "
+                f"{workload['kind']!r} has none (instance files and trace tables may)",
+                f"{where}.kind",
             )
-        try:  # what simulate() would refuse, e.g. dt > interval (docs/model.md §4)
-            check_sim_parameters(sim["dt"], sim["interval"], sim["restart_overhead"])
-        except ValueError as exc:
-            raise self.error(str(exc), "sim") from None
-        try:  # kappa / eps only for a contention model (not gavel-measured)
-            check_interference_constants(
-                sim["interference"], kappa="kappa" in sim, eps="eps" in sim
-            )
-        except ConstantError as exc:
-            raise self.error(exc.reason, f"sim.{exc.key}") from None
-        return sim
 
     def check_alpha(
         self, workload: Mapping[str, Any], where: str, hashes: dict[str, str], stamps: _Stamps

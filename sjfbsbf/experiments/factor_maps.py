@@ -1,0 +1,274 @@
+"""Maps of load × one factor: what knowing is worth and which constants the conclusions hang on
+(docs/results.md §7–§8).
+
+A sweep that varies the load (``wl_rate_factor``) and one of :data:`FACTORS` — the duration
+estimator, the interference belief, α, κ, ε, the restart overhead, the duration distribution —
+gets, for each ratio of :data:`FACTOR_RATIOS` whose policies it ran, a heat map load × factor:
+the ratio of the seed-mean average JCTs with its 95% paired bootstrap interval
+(:func:`~sjfbsbf.experiments.regimes.regime_cells`), bold when the interval excludes 1; and a
+table of each policy's mean average JCT relative to its own at the factor's reference level
+(the default, e.g. ``oracle``), which shows how fast each policy degrades.
+
+Every other factor the sweep varies (another workload, the estimator of a durations sweep)
+splits the map into facets: one column of heat maps per value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sjfbsbf.core.atomic import atomic_path
+from sjfbsbf.experiments.regimes import LOAD, _short, regime_cells
+from sjfbsbf.experiments.tables import markdown
+
+#: The factors with a map, and each one's reference level (the model's default).
+FACTORS: Mapping[str, Any] = {
+    "sim_estimator": "oracle",
+    "sim_interference_belief": "oracle",
+    "sim_alpha": 0.09,
+    "sim_kappa": 1.5,
+    "sim_eps": 0.05,
+    "sim_restart_overhead": 30.0,
+    "wl_durations": "log-uniform",
+}
+#: The ratios of a factor map: (numerator, denominator), below 1 the numerator is better.
+FACTOR_RATIOS: tuple[tuple[str, str], ...] = (
+    ("sjf-bsbf", "tiresias"),
+    ("sjf-bsbf", "sjf-ffs"),
+    ("sjf-bsbf", "sjf"),
+    ("sjf", "tiresias"),
+    ("sjf-bsbf-plus", "sjf-bsbf"),
+)
+#: Display names of the factors.
+FACTOR_NAMES: Mapping[str, str] = {
+    "sim_estimator": "duration estimator",
+    "sim_interference_belief": "interference belief",
+    "sim_alpha": "α (share of the 1-GPU step)",
+    "sim_kappa": "κ",
+    "sim_eps": "ε",
+    "sim_restart_overhead": "restart overhead (s)",
+    "wl_durations": "duration distribution",
+}
+
+
+def with_defaults(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with each factor's column filled with its reference level where a run left it
+    out (a sweep's ``oracle`` beliefs and unset constants are absent from its runs)."""
+    table = table.copy()
+    for column, default in FACTORS.items():
+        if column in table:
+            table[column] = table[column].where(table[column].notna(), default)
+    return table
+
+
+def varied_factors(table: pd.DataFrame) -> list[str]:
+    """The factors of :data:`FACTORS` the sweep varies, when it also varies the load."""
+    table = with_defaults(table)
+    if LOAD not in table or table[LOAD].nunique() < 2:
+        return []
+    return [c for c in FACTORS if c in table and table[c].astype(str).nunique() > 1]
+
+
+def level_order(table: pd.DataFrame, factor: str) -> list[Any]:
+    """The factor's levels: numbers ascending; texts with the reference first, then
+    ``lognormal`` by σ, then the rest by name."""
+    levels = list(table[factor].unique())
+    reference = FACTORS[factor]
+
+    def key(value: Any) -> tuple[int, float, str]:
+        if value == reference:
+            return (0, 0.0, "")
+        if isinstance(value, int | float):
+            return (1, float(value), "")
+        text = str(value)
+        if ":sigma=" in text:
+            sigma = float(text.split("sigma=")[1].split(",")[0])
+            return (1, sigma, text.split(":")[0])
+        return (2, 0.0, text)
+
+    return sorted(levels, key=key)
+
+
+def factor_cells(table: pd.DataFrame, factor: str, metric: str = "avg_jct") -> pd.DataFrame:
+    """The cells load × ``factor`` (× the facets) for every ratio of :data:`FACTOR_RATIOS`
+    the sweep ran; a column ``facet`` names the facet (empty if none)."""
+    table = with_defaults(table)
+    facets = _facets(table, factor)
+    labels = set(table["label"])
+    frames = []
+    for num, den in FACTOR_RATIOS:
+        if num in labels and den in labels:
+            frames.append(regime_cells(table, num, den, [*facets, factor, LOAD], metric))
+    if not frames:
+        return pd.DataFrame()
+    cells = pd.concat(frames, ignore_index=True)
+    cells["facet"] = _facet_names(cells, facets)
+    return cells
+
+
+def _facets(table: pd.DataFrame, factor: str) -> list[str]:
+    """Other columns that vary (not the load, the factor, the seed or the label)."""
+    return [
+        c
+        for c in table.columns
+        if c.startswith(("wl_", "sim_"))
+        and c not in (factor, LOAD)
+        and table[c].astype(str).nunique() > 1
+    ]
+
+
+def _facet_names(cells: pd.DataFrame, facets: Sequence[str]) -> list[str]:
+    if not facets:
+        return [""] * len(cells)
+    return [
+        ", ".join(f"{c.split('_', 1)[1]}={row[c]}" for c in facets)
+        for row in cells.to_dict("records")
+    ]
+
+
+def degradation(table: pd.DataFrame, factor: str, metric: str = "avg_jct") -> pd.DataFrame:
+    """Each policy's seed-mean ``metric`` ÷ its own at the factor's reference level, per load
+    (and facet): rows policy × level, a column per load."""
+    table = with_defaults(table)
+    facets = _facets(table, factor)
+    reference = FACTORS[factor]
+    means = table.groupby([*facets, "label", factor, LOAD], dropna=False)[metric].mean()
+    frame = means.reset_index()
+    base = frame[frame[factor] == reference].drop(columns=factor)
+    merged = frame.merge(base, on=[*facets, "label", LOAD], suffixes=("", "_ref"))
+    merged["relative"] = merged[metric] / merged[f"{metric}_ref"]
+    merged["facet"] = _facet_names(merged, facets)
+    return merged[["facet", "label", factor, LOAD, metric, "relative"]]
+
+
+def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: str) -> None:
+    """Heat maps load × ``factor`` of ``cells`` (:func:`factor_cells`): a row per ratio, a
+    column per facet; green below 1, the interval under each ratio, bold where it excludes 1.
+    Writes ``path`` as PNG and PDF."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import TwoSlopeNorm
+
+    ratios = list(dict.fromkeys(cells["ratio"]))
+    facets = list(dict.fromkeys(cells["facet"]))
+    loads = sorted(cells[LOAD].unique())
+    levels = level_order(cells, factor)
+    norm = TwoSlopeNorm(vmin=0.5, vcenter=1.0, vmax=1.5)
+    fig, axes = plt.subplots(
+        len(ratios),
+        len(facets),
+        squeeze=False,
+        layout="constrained",
+        figsize=(1.2 * len(loads) * len(facets) + 2.6, 0.5 * len(levels) * len(ratios) + 1.6),
+    )
+    image = None
+    for i, ratio in enumerate(ratios):
+        for j, facet in enumerate(facets):
+            ax = axes[i, j]
+            part = cells[(cells["ratio"] == ratio) & (cells["facet"] == facet)]
+            grid = np.full((len(levels), len(loads)), np.nan)
+            for row in part.to_dict("records"):
+                y, x = levels.index(row[factor]), loads.index(row[LOAD])
+                grid[y, x] = row["value"]
+                bold = "bold" if row["verdict"] != "tie" else "normal"
+                interval = f"{_short(row['low'])}–{_short(row['high'])}"
+                ax.text(x, y - 0.12, f"{row['value']:.2f}", ha="center", va="center",
+                        fontsize=8, fontweight=bold)  # fmt: skip
+                ax.text(x, y + 0.22, interval, ha="center", va="center", fontsize=5.5)
+            image = ax.imshow(grid, cmap="RdYlGn_r", norm=norm, aspect="auto")
+            ax.set_xticks(range(len(loads)), [f"×{x:g}" for x in loads], fontsize=7)
+            names = [f"{v:g}" if isinstance(v, float) else str(v) for v in levels]
+            ax.set_yticks(range(len(levels)), names, fontsize=7)
+            ax.grid(False)
+            if i == 0 and facet:
+                ax.set_title(facet, fontsize=8)
+            if j == 0:
+                ax.set_ylabel(f"{ratio}\n{FACTOR_NAMES[factor]}", fontsize=8)
+            if i == len(ratios) - 1:
+                ax.set_xlabel("arrival rate (× default)", fontsize=8)
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.6, label="ratio of mean average JCT")
+    fig.suptitle(
+        f"{title}: load × {FACTOR_NAMES[factor]}; ratio of seed means (below 1: the first "
+        "policy is better), 95% paired bootstrap interval below it; bold: it excludes 1",
+        fontsize=8,
+    )
+    for suffix in (".png", ".pdf"):
+        with atomic_path(Path(path).with_suffix(suffix)) as tmp:
+            fig.savefig(tmp, format=suffix[1:], dpi=120)
+    plt.close(fig)
+
+
+def factor_markdown(table: pd.DataFrame, factor: str) -> str:
+    """The tables of docs/results.md §7–§8 for one factor: per facet, each ratio
+    ``value [low, high]`` (``*``: the interval excludes 1) by level and load; each policy's
+    mean relative to its own at the reference level; and the verdict count per ratio, with the
+    number of distinct cells it counts."""
+    cells = factor_cells(table, factor)
+    parts = [f"### load × {FACTOR_NAMES[factor]}\n"]
+    levels = level_order(cells, factor) if len(cells) else []
+    for (facet, ratio), rows in cells.groupby(["facet", "ratio"], sort=False):
+        shown = rows.assign(
+            cell=[
+                f"{v:.3f} [{lo:.3f}, {hi:.3f}]{'' if d == 'tie' else ' *'}"
+                for v, lo, hi, d in zip(
+                    rows["value"], rows["low"], rows["high"], rows["verdict"], strict=True
+                )
+            ]
+        ).pivot(index=factor, columns=LOAD, values="cell")
+        shown = shown.reindex([v for v in levels if v in shown.index])
+        shown.columns = [f"×{c:g}" for c in shown.columns]
+        where = f", {facet}" if facet else ""
+        parts.append(f"{ratio}{where}:\n\n{markdown(shown)}\n")
+    worse = degradation(table, factor)
+    for facet, rows in worse.groupby("facet", sort=False):
+        shown = rows.assign(cell=[f"{v:.3f}" for v in rows["relative"]]).pivot(
+            index=["label", factor], columns=LOAD, values="cell"
+        )
+        shown.columns = [f"×{c:g}" for c in shown.columns]
+        where = f" ({facet!s})" if facet else ""
+        reference = FACTORS[factor]
+        parts.append(
+            f"Each policy's mean average JCT ÷ its own at {FACTOR_NAMES[factor]} = "
+            f"{reference}{where}:\n\n{markdown(shown)}\n"
+        )
+    counts = []
+    for ratio, rows in cells.groupby("ratio", sort=False):
+        tally = rows["verdict"].value_counts()
+        counts.append(
+            {
+                "ratio": ratio,
+                "cells (comparisons)": len(rows),
+                "better": int(tally.get("better", 0)),
+                "tie": int(tally.get("tie", 0)),
+                "worse": int(tally.get("worse", 0)),
+            }
+        )
+    if counts:
+        parts.append(
+            "Verdicts (95% paired bootstrap interval excludes 1; each cell is one comparison, "
+            "no multiple-comparison correction):\n\n" + markdown(pd.DataFrame(counts), index=False)
+        )
+    return "\n".join(parts) + "\n"
+
+
+def write_factor_maps(name: str, table: pd.DataFrame, out: Path) -> list[Path]:
+    """For each factor the sweep varies with the load: its map (``<sweep>-factor-<key>.png``
+    and ``.pdf``) and tables (``<sweep>-factor-<key>.md``). Returns the files written."""
+    written: list[Path] = []
+    for factor in varied_factors(table):
+        stem = f"{name}-factor-{factor.split('_', 1)[1]}"
+        cells = factor_cells(table, factor)
+        if cells.empty:
+            continue
+        plot_factor_map(cells, factor, out / f"{stem}.png", name)
+        written.extend([out / f"{stem}.png", out / f"{stem}.pdf"])
+        path = out / f"{stem}.md"
+        with atomic_path(path) as tmp:
+            tmp.write_text(factor_markdown(table, factor), encoding="utf-8")
+        written.append(path)
+    return written
