@@ -198,6 +198,7 @@ class _Run:
                 s.pending.add(next_arrival)
                 s.epoch += 1
                 next_arrival += 1
+                s.admitted = next_arrival
                 changed = True
                 self.watchdog.progressed()
             while self.wakes and self.wakes[0] <= k:

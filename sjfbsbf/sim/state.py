@@ -88,6 +88,10 @@ class SimState:
         self.busy_gpus = 0
         self.shared_gpus = 0
         self.finished_count = 0
+        #: Jobs admitted so far by the simulator, in index order (jobs are sorted by arrival):
+        #: a job of a lower index has arrived. A fast path of the policies' view; a state built
+        #: by hand leaves it at 0 and the view then reads ``status``.
+        self.admitted = 0
         #: Internal indices of finished jobs in the order they were released (what an online
         #: duration predictor learns from, docs/model.md §4.1).
         self.finished_order: list[int] = []

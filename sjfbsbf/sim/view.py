@@ -177,6 +177,8 @@ class ClusterView(StateReader):
     # -- what the view may show -----------------------------------------------------------------
     def _i(self, job_id: int) -> int:
         i = self._s.index.get(job_id)
+        if i is not None and i < self._s.admitted:  # admitted in index order: arrived
+            return i
         if i is None or self._s.status[i] == FUTURE:
             raise KeyError(f"no arrived job with id {job_id!r}")
         return i
@@ -187,6 +189,8 @@ class ClusterView(StateReader):
         except KeyError as exc:
             raise KeyError(f"no arrived job with id {exc.args[0]!r}") from None
         if len(indices):
+            if indices.min() >= 0 and indices.max() < self._s.admitted:  # all arrived
+                return indices
             status = self._s.status
             outside = (indices < 0) | (indices >= len(status))
             if outside.any():
@@ -371,19 +375,17 @@ class ClusterView(StateReader):
     # -- many jobs at once (numpy; equal to the one-job methods) --------------------------------
     def exclusive_durations(self, job_ids: JobIds) -> np.ndarray:
         """:meth:`exclusive_duration` of each job, as an array."""
-        if self._estimator is None:
-            self._indices(job_ids)
-            return self._world.exclusive_durations(job_ids)
         i = self._indices(job_ids)
+        if self._estimator is None:
+            return self._world.exclusive_durations_at(i)
         return self._work(i, self._progress(i))[0] * self._fewest_b[i]
 
     def remaining_exclusives(self, job_ids: JobIds) -> np.ndarray:
         """``remaining_exclusive(j, 1, fewest_nodes=True)`` of each job, as an array (the same
         floats): what preemptive policies rank by (docs/model.md §5)."""
-        if self._estimator is None:
-            self._indices(job_ids)
-            return self._world.remaining_exclusives(job_ids)
         i = self._indices(job_ids)
+        if self._estimator is None:
+            return self._world.remaining_exclusives_at(i)
         progress = self._progress(i)
         left = self._work(i, progress)[0] - progress
         return left * self._fewest_b[i] + self._world.owed_overheads(i)
@@ -391,11 +393,10 @@ class ClusterView(StateReader):
     def running_remaining_exclusives(self, job_ids: JobIds) -> np.ndarray:
         """``remaining_exclusive(j)`` of each running job (its accumulation and placement now),
         as an array (the same floats): what SJF-BSBF weighs a host by (docs/model.md §6)."""
-        if self._estimator is None:
-            self._indices(job_ids)
-            return self._world.running_remaining_exclusives(job_ids)
-        s = self._s
         i = self._indices(job_ids)
+        if self._estimator is None:
+            return self._world.running_remaining_exclusives_at(i)
+        s = self._s
         assert np.all(s.status[i] == RUNNING), "running jobs only"
         progress = self._progress(i)
         left = self._work(i, progress)[0] - progress

@@ -116,6 +116,10 @@ class WorldView(StateReader):
         """:meth:`exclusive_duration` of each job, as an array."""
         return self._s.exclusive[self._indices(job_ids)]
 
+    def exclusive_durations_at(self, indices: np.ndarray) -> np.ndarray:
+        """:meth:`exclusive_durations` of the jobs at these internal indices."""
+        return self._s.exclusive[indices]
+
     def progress_now(self, indices: np.ndarray) -> np.ndarray:
         """Work done (world units: steps; a duration-only job's one step) by the jobs of the
         internal ``indices`` at the view's time, as an array."""
@@ -142,15 +146,21 @@ class WorldView(StateReader):
     def remaining_exclusives(self, job_ids: JobIds) -> np.ndarray:
         """``remaining_exclusive(j, 1, fewest_nodes=True)`` of each job, as an array (the same
         floats): what preemptive policies rank by (docs/model.md §5)."""
-        i = self._indices(job_ids)
+        return self.remaining_exclusives_at(self._indices(job_ids))
+
+    def remaining_exclusives_at(self, i: np.ndarray) -> np.ndarray:
+        """:meth:`remaining_exclusives` of the jobs at these internal indices."""
         remaining = self._s.work[i] - self.progress_now(i)
         return remaining * self.fewest_steps()[i] + self.owed_overheads(i)
 
     def running_remaining_exclusives(self, job_ids: JobIds) -> np.ndarray:
         """``remaining_exclusive(j)`` of each running job (its accumulation and placement now),
         as an array (the same floats): what SJF-BSBF weighs a host by (docs/model.md §6)."""
+        return self.running_remaining_exclusives_at(self._indices(job_ids))
+
+    def running_remaining_exclusives_at(self, i: np.ndarray) -> np.ndarray:
+        """:meth:`running_remaining_exclusives` of the jobs at these internal indices."""
         s = self._s
-        i = self._indices(job_ids)
         assert np.all(s.status[i] == RUNNING), "running jobs only"
         t = self._time
         done = s.done[i]
