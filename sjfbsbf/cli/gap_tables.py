@@ -37,16 +37,23 @@ def solve_gap_table(rows: list[dict[str, Any]]) -> Any:
 
     from sjfbsbf.experiments.gap_report import format_gap
 
+    believed = any(row.get("beliefs", "oracle") != "oracle" for row in rows)
     table = Table(show_edge=False)
-    for header in ("policy", "avg JCT (s)", "gap low", "gap high"):
-        table.add_column(header, justify="left" if header == "policy" else "right")
+    headers = ("policy", "beliefs", "avg JCT (s)", "gap low", "gap high")
+    for header in headers if believed else (h for h in headers if h != "beliefs"):
+        table.add_column(header, justify="left" if header in ("policy", "beliefs") else "right")
     for row in rows:
-        table.add_row(
+        cells = [
             row["policy"],
             f"{row['avg_jct']:,.2f}",
             format_gap(row["gap_low"]),
             format_gap(row["gap_high"]),
-        )
+        ]
+        if believed:
+            label = str(row["beliefs"])
+            shown = ", ".join(p for p in label.split(", ") if not p.endswith("=oracle"))
+            cells.insert(1, shown or "oracle")
+        table.add_row(*cells)
     return table
 
 

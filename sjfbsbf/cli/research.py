@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from sjfbsbf.cli.beliefs import BeliefOption, EstimatorOption, beliefs_option, check_beliefs_fit
 from sjfbsbf.cli.common import (
     OUT_OPTION,
     SEARCH_OPTION,
@@ -159,10 +160,16 @@ def solve(
         ),
     ] = False,
     search: Annotated[int | None, SEARCH_OPTION] = None,
+    estimator: EstimatorOption = None,
+    interference_belief: BeliefOption = None,
     out: Annotated[Path | None, OUT_OPTION] = None,
     gantt: Annotated[Path | None, GANTT_OPTION] = None,
 ) -> None:
-    """Solve the offline problem exactly; bound each policy's gap to it by an interval."""
+    """Solve the offline problem exactly; bound each policy's gap to it by an interval.
+
+    With --estimator / --interference-belief the policies also run under those beliefs (the
+    optimum stays clairvoyant): the price of not knowing beside the price of the heuristic.
+    """
     if solver not in ("cpsat", "milp", "bounds"):
         raise typer.BadParameter("must be 'cpsat', 'milp' or 'bounds'", param_hint="'--solver'")
     check_out(out)
@@ -181,6 +188,8 @@ def solve(
     from sjfbsbf.experiments.compare import run_policies
 
     instance = read_instance(instance_path)
+    beliefs = beliefs_option(estimator, interference_belief, None, seed=0)
+    check_beliefs_fit(beliefs, instance, str(instance_path))
     from formulations.offline import solve_offline
     from sjfbsbf.experiments.gap import GAP_POLICIES
 
@@ -240,16 +249,21 @@ def solve(
         f"{tolerance:.3f} s):",
         markup=False,
     )
-    results = run_policies(instance, list(GAP_POLICIES), dt=dt, interval=interval_for(dt))
-    rows = gap_rows(
-        instance.name or instance_path.stem,
-        result.status.value,
-        dt,
-        results,
-        best=replayed,
-        bound=result.bound,
-        tolerance=tolerance,
-    )
+    rows = []
+    for setting in [None] if beliefs is None or beliefs.is_oracle else [None, beliefs]:
+        results = run_policies(
+            instance, list(GAP_POLICIES), dt=dt, interval=interval_for(dt), beliefs=setting
+        )
+        rows += gap_rows(
+            instance.name or instance_path.stem,
+            result.status.value,
+            dt,
+            results,
+            best=replayed,
+            bound=result.bound,
+            tolerance=tolerance,
+            beliefs="oracle" if setting is None else setting.label(),
+        )
     for preemptive in (False, True):
         part = [row for row in rows if row["preemptive"] == preemptive]
         if not part:
@@ -257,6 +271,13 @@ def solve(
         if preemptive:
             console.print(PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
         console.print(solve_gap_table(part))
+    if beliefs is not None and not beliefs.is_oracle:
+        console.print(
+            f"beliefs: {beliefs.label()}; the optimum knows the truth. Under 'oracle' the gap is "
+            "the price of the heuristic; the difference of the rows is the price of not knowing.",
+            markup=False,
+            soft_wrap=True,
+        )
     if result.status.value != "optimal":
         console.print(
             "[dim]not proven optimal: the intervals run from the best schedule found to the "
@@ -290,8 +311,14 @@ def gap(
             show_default="the six of the paper's comparison",
         ),
     ] = None,
+    estimator: EstimatorOption = None,
+    interference_belief: BeliefOption = None,
 ) -> None:
-    """Per instance and policy: the interval holding average JCT ÷ offline optimum − 1."""
+    """Per instance and policy: the interval holding average JCT ÷ offline optimum − 1.
+
+    With --estimator / --interference-belief the policies also run under those beliefs (the
+    optimum stays clairvoyant), in tables of their own.
+    """
     check_out(out)
     from formulations.offline.suite import OPTIMA_FILE, load_suite
     from sjfbsbf.experiments.gap import GAP_POLICIES, gap_summary, gap_table, write_gap_table
@@ -300,22 +327,36 @@ def gap(
     if policies is not None:
         names = policy_list(policies)
 
+    beliefs = beliefs_option(estimator, interference_belief, None, seed=0)
+    if beliefs is not None and beliefs.estimator_spec.name == "user":
+        raise typer.BadParameter(
+            "the suite's instances carry no estimates", param_hint="'--estimator'"
+        )
     if not (suite / OPTIMA_FILE).is_file():
         fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)
     try:
         entries = load_suite(suite)
     except ValueError as exc:
         fail(str(exc), 1)
-    table = gap_table(entries, names)
+    table = gap_table(entries, names, beliefs)
     summary = gap_summary(table, names)
     console = stdout()
-    for preemptive in (False, True):
-        shown = list(summary.loc[summary["preemptive"] == preemptive, "policy"])
-        if not shown:
-            continue
-        if preemptive:
-            console.print(PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
-        console.print(suite_gap_table(table, summary, shown, suite, preemptive))
+    for label in dict.fromkeys(table["beliefs"]):
+        if label != "oracle":
+            console.print(
+                f"under beliefs {label} (the optimum knows the truth; the oracle tables above "
+                "are the price of the heuristic):",
+                markup=False,
+                soft_wrap=True,
+            )
+        part, part_summary = table[table["beliefs"] == label], summary[summary["beliefs"] == label]
+        for preemptive in (False, True):
+            shown = list(part_summary.loc[part_summary["preemptive"] == preemptive, "policy"])
+            if not shown:
+                continue
+            if preemptive:
+                console.print(PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
+            console.print(suite_gap_table(part, part_summary, shown, suite, preemptive))
     proven = int((table.drop_duplicates("instance")["status"] == "optimal").sum())
     instances = table["instance"].nunique()
     console.print(

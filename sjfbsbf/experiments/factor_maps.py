@@ -15,6 +15,7 @@ splits the map into facets: one column of heat maps per value.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -193,8 +194,11 @@ def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: s
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="ratio of mean average JCT")
     fig.suptitle(
-        f"{title}: load × {FACTOR_NAMES[factor]}; ratio of seed means (below 1: the first "
-        "policy is better), 95% paired bootstrap interval below it; bold: it excludes 1",
+        textwrap.fill(
+            f"{title}: load × {FACTOR_NAMES[factor]}; ratio of seed means (below 1: the first "
+            "policy is better), 95% paired bootstrap interval below it; bold: it excludes 1",
+            width=max(40, int(14 * fig.get_size_inches()[0])),
+        ),
         fontsize=8,
     )
     for suffix in (".png", ".pdf"):
@@ -225,9 +229,14 @@ def factor_markdown(table: pd.DataFrame, factor: str) -> str:
         where = f", {facet}" if facet else ""
         parts.append(f"{ratio}{where}:\n\n{markdown(shown)}\n")
     worse = degradation(table, factor)
+    order = level_order(worse, factor) if len(worse) else []
     for facet, rows in worse.groupby("facet", sort=False):
         shown = rows.assign(cell=[f"{v:.3f}" for v in rows["relative"]]).pivot(
             index=["label", factor], columns=LOAD, values="cell"
+        )
+        labels = list(dict.fromkeys(rows["label"]))
+        shown = shown.reindex(
+            [(lab, lev) for lab in labels for lev in order if (lab, lev) in shown.index]
         )
         shown.columns = [f"×{c:g}" for c in shown.columns]
         where = f" ({facet!s})" if facet else ""

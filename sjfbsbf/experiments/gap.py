@@ -19,7 +19,8 @@ from formulations.offline.suite import Optimum
 from sjfbsbf.core.atomic import write_text_atomic
 from sjfbsbf.core.model import Instance
 from sjfbsbf.experiments.compare import run_policies
-from sjfbsbf.experiments.gap_interval import GAP_COLUMNS, gap_rows
+from sjfbsbf.experiments.gap_interval import GAP_COLUMNS, ORACLE_LABEL, gap_rows
+from sjfbsbf.sim.beliefs import Beliefs
 
 #: Policies ``sjfbsbf gap`` and ``sjfbsbf solve`` compare with the optimum.
 GAP_POLICIES = ("fifo", "sjf", "srtf", "tiresias", "sjf-ffs", "sjf-bsbf")
@@ -28,6 +29,7 @@ BELOW = 0.05
 #: The columns of :func:`gap_summary`, in order.
 SUMMARY_COLUMNS = (
     "policy",
+    "beliefs",
     "preemptive",
     "instances",
     "mean_low",
@@ -43,6 +45,7 @@ OUT_SUFFIXES = (".csv", ".json")
 def gap_table(
     entries: Iterable[tuple[Optimum, Instance]],
     policies: Sequence[str] = GAP_POLICIES,
+    beliefs: Beliefs | None = None,
 ) -> pd.DataFrame:
     """The gap interval of every policy on every instance: one row per (instance, policy).
 
@@ -58,33 +61,47 @@ def gap_table(
         ``(optimum, instance)`` pairs, e.g. :func:`formulations.offline.suite.load_suite`.
     policies
         Registry names of the policies, in column order.
+    beliefs
+        If given (and not oracle), every policy is simulated a second time under these beliefs
+        (docs/model.md §4.1): its rows have ``beliefs`` = :meth:`Beliefs.label`, beside the
+        ``oracle`` rows. The optimum stays clairvoyant, so the difference of the two gaps is the
+        price of not knowing, the oracle gap the price of the heuristic.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~sjfbsbf.experiments.gap_interval.GAP_COLUMNS`, rows by instance then
-        policy.
+        Columns :data:`~sjfbsbf.experiments.gap_interval.GAP_COLUMNS`, rows by instance, then
+        beliefs (oracle first), then policy.
     """
+    settings: list[Beliefs | None] = [None]
+    if beliefs is not None and not beliefs.is_oracle:
+        settings.append(beliefs)
     rows: list[dict[str, Any]] = []
     for optimum, instance in entries:
-        results = run_policies(
-            instance, list(policies), dt=optimum.dt, interval=interval_for(optimum.dt)
-        )
-        rows += gap_rows(
-            optimum.name,
-            optimum.status,
-            optimum.dt,
-            results,
-            best=optimum.replayed_avg_jct,
-            bound=optimum.bound,
-            tolerance=optimum.tolerance_s,
-        )
+        for setting in settings:
+            results = run_policies(
+                instance,
+                list(policies),
+                dt=optimum.dt,
+                interval=interval_for(optimum.dt),
+                beliefs=setting,
+            )
+            rows += gap_rows(
+                optimum.name,
+                optimum.status,
+                optimum.dt,
+                results,
+                best=optimum.replayed_avg_jct,
+                bound=optimum.bound,
+                tolerance=optimum.tolerance_s,
+                beliefs=ORACLE_LABEL if setting is None else setting.label(),
+            )
     return pd.DataFrame(rows, columns=list(GAP_COLUMNS))
 
 
 def gap_summary(table: pd.DataFrame, policies: Sequence[str] = GAP_POLICIES) -> pd.DataFrame:
-    """Per policy, over every instance of ``table``: mean and max of each end of the interval
-    and how many instances lie fully below 5%.
+    """Per beliefs and policy (oracle first), over every instance of ``table``: mean and max
+    of each end of the interval and how many instances lie fully below 5%.
 
     The mean (max) gap lies in [``mean_low``, ``mean_high``] ([``max_low``, ``max_high``]);
     ``below_5pct`` counts the instances whose ``gap_high`` < :data:`BELOW`. A missing end (NaN)
@@ -103,13 +120,16 @@ def gap_summary(table: pd.DataFrame, policies: Sequence[str] = GAP_POLICIES) -> 
         Columns :data:`SUMMARY_COLUMNS`, one row per policy.
     """
     rows = []
-    for name in policies:
-        part = table[table["policy"] == name]
+    believed = table.get("beliefs", pd.Series(ORACLE_LABEL, index=table.index))
+    believed = believed.fillna(ORACLE_LABEL)  # a table written before the column: oracle
+    for label, name in ((b, p) for b in dict.fromkeys(believed) for p in policies):
+        part = table[(table["policy"] == name) & (believed == label)]
         if part.empty:
             continue
         rows.append(
             {
                 "policy": name,
+                "beliefs": label,
                 "preemptive": bool(part["preemptive"].iloc[0]),
                 "instances": len(part),
                 "mean_low": part["gap_low"].mean(skipna=False),

@@ -37,7 +37,10 @@ GAP_COLUMNS = (
     "tolerance_s",
     "gap_low",
     "gap_high",
+    "beliefs",
 )
+#: The ``beliefs`` of a policy that knew the truth (docs/model.md §4.1).
+ORACLE_LABEL = "oracle"
 
 
 def gap_interval(
@@ -94,6 +97,7 @@ def gap_rows(
     best: float | None,
     bound: float | None,
     tolerance: float,
+    beliefs: str = ORACLE_LABEL,
 ) -> list[dict[str, Any]]:
     """One row of :data:`GAP_COLUMNS` per simulated policy of one instance.
 
@@ -105,6 +109,9 @@ def gap_rows(
         The policies' simulations at ``dt``.
     best, bound, tolerance
         U, L and tol of :func:`gap_interval`.
+    beliefs
+        What the policies believed (``oracle``, or :meth:`~sjfbsbf.sim.beliefs.Beliefs.label`);
+        the optimum is always the clairvoyant one.
     """
     rows = []
     for result in results:
@@ -122,6 +129,7 @@ def gap_rows(
                 "tolerance_s": tolerance,
                 "gap_low": low,
                 "gap_high": high,
+                "beliefs": beliefs,
             }
         )
     return rows

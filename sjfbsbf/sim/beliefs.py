@@ -138,6 +138,11 @@ class Beliefs:
         )
         return f"estimator={spec.text(ESTIMATORS[spec.name])}, interference belief={belief}"
 
+    def short_label(self) -> str:
+        """Only what is not ``oracle``, in canonical text (``oracle`` if nothing is)."""
+        parts = [p for p in self.label().split(", ") if not p.endswith("=oracle")]
+        return ", ".join(parts) if parts else "oracle"
+
 
 #: The clairvoyant default: the truth for both.
 ORACLE = Beliefs()

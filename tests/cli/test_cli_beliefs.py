@@ -109,3 +109,25 @@ def test_compare_seeds_prints_means_intervals_and_ratios(tmp_path: Path) -> None
     assert (row["ratio"], row["ratio_low"], row["ratio_high"]) == pytest.approx((ratio, low, high))
     assert row["low"] <= row["mean"] <= row["high"]
     assert f"{row['ratio']:.3f}" in result.stdout
+
+
+def test_solve_prints_the_gaps_under_beliefs_beside_the_oracle_ones(tmp_path: Path) -> None:
+    instance = Path(__file__).resolve().parents[2] / "instances" / "n4-g2-all-a.json"
+    out = tmp_path / "gaps.csv"
+    args = ["solve", str(instance), "--solver", "bounds", "--out", str(out)]
+    result = runner.invoke(app, [*args, "--estimator", "lognormal:sigma=1"])
+    assert result.exit_code == 0, result.output
+    assert "price of not knowing" in result.stdout
+    table = pd.read_csv(out)
+    assert sorted(set(table["beliefs"])) == [
+        "estimator=lognormal:sigma=1, interference belief=oracle",
+        "oracle",
+    ]
+    assert len(table) == 12
+    refused = runner.invoke(app, ["solve", str(instance), "--estimator", "user"])
+    _one_line(refused, 1, "n4-g2-all-a.json", "field 'estimate'")
+
+
+def test_gap_refuses_the_user_estimator_on_the_suite() -> None:
+    result = runner.invoke(app, ["gap", "--estimator", "user"])
+    _one_line(result, 2, "'--estimator'", "no estimates")

@@ -85,6 +85,7 @@ def _hand_table() -> pd.DataFrame:
                     "tolerance_s": 0.0,
                     "gap_low": low,
                     "gap_high": high,
+                    "beliefs": "oracle",
                 }
             )
     return pd.DataFrame(rows, columns=list(GAP_COLUMNS))
@@ -162,6 +163,43 @@ def test_preemptive_rows_are_flagged(two_instances: pd.DataFrame) -> None:
     assert flagged == {"srtf", "tiresias"}
     summary = gap_summary(two_instances)
     assert list(summary.loc[summary["preemptive"], "policy"]) == ["srtf", "tiresias"]
+
+
+def test_beliefs_add_rows_beside_the_oracle_ones_against_the_same_optimum(
+    two_instances: pd.DataFrame,
+) -> None:
+    """Under an estimator every policy has a second row per instance: simulated with those
+    beliefs (the library's numbers), against the same U, L and tol; the oracle rows are the
+    table without beliefs, and a policy that reads no estimate (fifo, tiresias) is unchanged."""
+    from formulations.offline.replay import interval_for
+    from sjfbsbf.policies import make_policy
+    from sjfbsbf.sim.beliefs import Beliefs
+    from sjfbsbf.sim.simulator import simulate
+
+    suite = recorded_suite()
+    optimum, instance = suite["n4-g2-all-a"]
+    beliefs = Beliefs("lognormal:sigma=2", seed=5)
+    table = gap_table([(optimum, instance)], beliefs=beliefs)
+    oracle = table[table["beliefs"] == "oracle"].reset_index(drop=True)
+    alone = two_instances[two_instances["instance"] == "n4-g2-all-a"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(oracle, alone)
+    believed = table[table["beliefs"] == beliefs.label()].set_index("policy")
+    assert list(believed.index) == list(GAP_POLICIES)
+    for name in GAP_POLICIES:
+        run = simulate(
+            instance,
+            make_policy(name),
+            dt=optimum.dt,
+            interval=interval_for(optimum.dt),
+            beliefs=beliefs,
+        )
+        assert believed.loc[name, "avg_jct"] == run.avg_jct
+        assert believed.loc[name, "best_avg_jct"] == oracle.iloc[0]["best_avg_jct"]
+    same = oracle.set_index("policy")
+    for name in ("fifo", "tiresias"):
+        assert believed.loc[name, "avg_jct"] == same.loc[name, "avg_jct"]
+    summary = gap_summary(table)
+    assert list(summary["beliefs"]) == ["oracle"] * 6 + [beliefs.label()] * 6
 
 
 # -- files ----------------------------------------------------------------------------------------
