@@ -1,8 +1,9 @@
 """Summarise experiments/variants.toml: each SJF-BSBF variant against sjf-bsbf, per cell.
 
 Usage: ``python experiments/screen_variants.py results/variants``. For the map's seeds 0-9 and
-the fresh seeds 10-19 apart, prints per variant how many of the 120 cells it is better / tied /
-worse by the 95% paired bootstrap interval (:func:`sjfbsbf.experiments.regimes.regime_cells`),
+the fresh seeds 10-19 apart, prints per variant how many of the distinct cells it is better /
+tied / worse by the 95% paired bootstrap interval (:func:`sjfbsbf.experiments.regimes.regime_cells`;
+a cell whose runs equal an earlier cell's, the light mix at 24 GB, is counted once),
 its largest and smallest ratio and the geometric mean of the ratios, then the cells where it is
 worse. These are the numbers of docs/model.md §6.1.
 """

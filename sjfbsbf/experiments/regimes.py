@@ -94,9 +94,13 @@ def regime_cells(
     table: pd.DataFrame, num: str, den: str, factors: Sequence[str], metric: str = "avg_jct"
 ) -> pd.DataFrame:
     """One row per cell of ``factors``: ratio ``num`` ÷ ``den`` of the seed means, its interval,
-    the number of seeds and the verdict (``better``, ``worse``: the interval excludes 1;
-    ``tie``). Seeds missing either policy are left out of that cell."""
+    the number of seeds, the verdict (``better``, ``worse``: the interval excludes 1; ``tie``)
+    and ``duplicate_of``: empty, or the first cell (in the table's sorted order) whose runs give
+    exactly the same ``metric`` for every policy and seed (e.g. 48 GB where memory never binds
+    from 24 GB up): :func:`verdict_counts` counts such a cell once. Seeds missing either policy
+    are left out of that cell."""
     rows = []
+    seen: dict[tuple[Any, ...], str] = {}
     for key, cell in table.groupby(list(factors), sort=True):
         wide = cell.pivot_table(index="seed", columns="label", values=metric).dropna()
         if num not in wide or den not in wide or wide.empty:
@@ -104,6 +108,10 @@ def regime_cells(
         ratio, low, high = ratio_ci(wide[num].tolist(), wide[den].tolist())
         verdict = "better" if high < 1 else "worse" if low > 1 else "tie"
         keys = key if isinstance(key, tuple) else (key,)
+        runs = tuple(sorted(zip(cell["label"], cell["seed"], cell[metric], strict=True)))
+        name = ", ".join(f"{_name(c)}={v:g}" if isinstance(v, float) else f"{_name(c)}={v}"
+                         for c, v in zip(factors, keys, strict=True))  # fmt: skip
+        first = seen.setdefault(runs, name)
         rows.append(
             {
                 **dict(zip(factors, keys, strict=True)),
@@ -113,6 +121,7 @@ def regime_cells(
                 "high": high,
                 "seeds": len(wide),
                 "verdict": verdict,
+                "duplicate_of": "" if first == name else first,
             }
         )
     return pd.DataFrame(rows)
@@ -248,22 +257,29 @@ def regime_markdown(cells: pd.DataFrame) -> str:
             shown.columns = [f"×{c:g}" for c in shown.columns]
             parts.append(f"{ratio}, mix {mix}:\n\n{markdown(shown)}\n")
     parts.append(
-        "Every cell of the sweep (better / worse: the 95% interval excludes 1):\n\n"
+        "Every distinct cell of the sweep (better / worse: the 95% interval excludes 1; a cell "
+        "whose runs equal an earlier cell's is counted once; each cell is one comparison, with "
+        "no multiple-comparison correction: at 95%, about 1 in 20 verdicts on cells without a "
+        "true difference is better or worse by chance):\n\n"
         + markdown(verdict_counts(cells), index=False)
     )
     return "\n".join(parts) + "\n"
 
 
 def verdict_counts(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per ratio of ``cells`` (:func:`regime_cells` rows): how many cells, how many better / tied
-    / worse, and the smallest and largest ratio."""
+    """Per ratio of ``cells`` (:func:`regime_cells` rows): how many distinct cells (each one
+    comparison), how many duplicates were left out, how many better / tied / worse, and the
+    smallest and largest ratio."""
     counts = []
-    for ratio, rows in cells.groupby("ratio", sort=False):
+    for ratio, every in cells.groupby("ratio", sort=False):
+        duplicate = every["duplicate_of"] != "" if "duplicate_of" in every else every["ratio"] == ""
+        rows = every[~duplicate]
         tally = rows["verdict"].value_counts()
         counts.append(
             {
                 "ratio": ratio,
                 "cells": len(rows),
+                "duplicates": int(duplicate.sum()),
                 "better": int(tally.get("better", 0)),
                 "tie": int(tally.get("tie", 0)),
                 "worse": int(tally.get("worse", 0)),

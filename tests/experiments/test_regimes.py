@@ -24,6 +24,7 @@ from sjfbsbf.experiments.regimes import (
     regime_cells,
     regime_markdown,
     sweep_cells,
+    verdict_counts,
 )
 from sjfbsbf.experiments.sweep import load_sweep, run_sweep
 
@@ -256,7 +257,25 @@ def test_the_count_table_names_best_and_worst() -> None:
         table_of({"light": 0.8, "heavy": 1.2, "full": 1.0}), "sjf-bsbf", "tiresias", ["wl_mix"]
     )
     last = regime_markdown(cells).strip().splitlines()[-1]
-    assert last == "| sjf-bsbf / tiresias | 3 | 1 | 1 | 1 | 0.800 | 1.200 |"
+    assert last == "| sjf-bsbf / tiresias | 3 | 0 | 1 | 1 | 1 | 0.800 | 1.200 |"
+
+
+def test_a_cell_whose_runs_equal_an_earlier_cells_is_counted_once() -> None:
+    """24 and 48 GB give identical runs when memory never binds: the 48 GB cell is a duplicate
+    of the 24 GB one (named), left out of the counts; a cell differing in one run is not."""
+    base = table_of({"light": 0.8, "heavy": 1.2})
+    table = pd.concat(
+        [base.assign(wl_gpu_mem_gb=mem) for mem in (12.0, 24.0, 48.0)], ignore_index=True
+    )
+    differs = (table["wl_gpu_mem_gb"] == 12.0) & (table["seed"] == 0)
+    table.loc[differs & (table["label"] == "tiresias"), "avg_jct"] += 1.0
+    cells = regime_cells(table, "sjf-bsbf", "tiresias", ["wl_mix", "wl_gpu_mem_gb"])
+    duplicates = cells.set_index(["wl_mix", "wl_gpu_mem_gb"])["duplicate_of"]
+    assert duplicates[("heavy", 12.0)] == "" and duplicates[("heavy", 24.0)] == ""
+    assert duplicates[("heavy", 48.0)] == "mix=heavy, gpu mem gb=24"
+    counts = verdict_counts(cells).iloc[0]
+    assert (counts["cells"], counts["duplicates"]) == (4, 2)
+    assert counts["better"] + counts["tie"] + counts["worse"] == 4
 
 
 def test_variant_screen_script(tmp_path: Path) -> None:
@@ -280,8 +299,8 @@ def test_variant_screen_script(tmp_path: Path) -> None:
         [sys.executable, str(script), str(results)], capture_output=True, text=True, check=True,
         timeout=120,
     ).stdout  # fmt: skip
-    assert printed.count("| sjf-bsbf/backfill-first / sjf-bsbf | 2 | 2 | 0 | 0 | 0.900 |") == 2
-    assert printed.count("| sjf-bsbf/no-idle-mix / sjf-bsbf | 2 | 0 | 1 | 1 | 1.000 |") == 2
+    assert printed.count("| sjf-bsbf/backfill-first / sjf-bsbf | 2 | 0 | 2 | 0 | 0 | 0.900 |") == 2
+    assert printed.count("| sjf-bsbf/no-idle-mix / sjf-bsbf | 2 | 0 | 0 | 1 | 1 | 1.000 |") == 2
     assert (
         "seeds 10-19 (fresh)" in printed
         and "| sjf-bsbf/no-idle-mix / sjf-bsbf | light |" in printed
