@@ -82,10 +82,10 @@ def level_order(table: pd.DataFrame, factor: str) -> list[Any]:
     reference = FACTORS[factor]
 
     def key(value: Any) -> tuple[int, float, str]:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return (1, float(value), "")
         if value == reference:
             return (0, 0.0, "")
-        if isinstance(value, int | float):
-            return (1, float(value), "")
         text = str(value)
         if ":sigma=" in text:
             sigma = float(text.split("sigma=")[1].split(",")[0])

@@ -108,3 +108,8 @@ def test_a_sweep_without_load_or_factor_gets_no_map() -> None:
     frame = table()
     assert varied_factors(frame[frame["wl_rate_factor"] == 1.0]) == []
     assert varied_factors(frame[frame["sim_estimator"].isna()]) == []
+
+
+def test_numeric_levels_are_in_ascending_order() -> None:
+    frame = pd.DataFrame({"sim_kappa": [1.5, 0.2, 3.0, 0.4], "x": range(4)})
+    assert level_order(frame, "sim_kappa") == [0.2, 0.4, 1.5, 3.0]
