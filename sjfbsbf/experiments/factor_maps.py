@@ -42,6 +42,7 @@ FACTOR_RATIOS: tuple[tuple[str, str], ...] = (
     ("sjf-bsbf", "tiresias"),
     ("sjf-bsbf", "sjf-ffs"),
     ("sjf-bsbf", "sjf"),
+    ("sjf-bsbf", "srtf"),
     ("sjf", "tiresias"),
     ("sjf-bsbf-plus", "sjf-bsbf"),
 )
@@ -207,6 +208,21 @@ def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: s
     plt.close(fig)
 
 
+def compact_table(cells: pd.DataFrame, factor: str, levels: Sequence[Any]) -> pd.DataFrame:
+    """Rows the factor's levels, columns ``ratio @ ×load``: the ratio, ``*`` when its interval
+    excludes 1 (one facet's :func:`factor_cells`)."""
+    shown = cells.assign(
+        column=[f"{r} @ ×{x:g}" for r, x in zip(cells["ratio"], cells[LOAD], strict=True)],
+        cell=[
+            f"{v:.3f}{'' if d == 'tie' else '*'}"
+            for v, d in zip(cells["value"], cells["verdict"], strict=True)
+        ],
+    ).pivot(index=factor, columns="column", values="cell")
+    order = list(dict.fromkeys(f"{r} @ ×{x:g}" for r in dict.fromkeys(cells["ratio"])
+                               for x in sorted(cells[LOAD].unique())))  # fmt: skip
+    return shown.reindex(index=[v for v in levels if v in shown.index], columns=order)
+
+
 def factor_markdown(table: pd.DataFrame, factor: str) -> str:
     """The tables of docs/results.md §7–§8 for one factor: per facet, each ratio
     ``value [low, high]`` (``*``: the interval excludes 1) by level and load; each policy's
@@ -215,6 +231,12 @@ def factor_markdown(table: pd.DataFrame, factor: str) -> str:
     cells = factor_cells(table, factor)
     parts = [f"### load × {FACTOR_NAMES[factor]}\n"]
     levels = level_order(cells, factor) if len(cells) else []
+    for facet_name, rows in cells.groupby("facet", sort=False):
+        where = f" ({facet_name!s})" if facet_name else ""
+        parts.append(
+            f"In short{where}: each ratio by level and load (`*`: the 95% interval excludes "
+            f"1):\n\n{markdown(compact_table(rows, factor, levels))}\n"
+        )
     for (facet, ratio), rows in cells.groupby(["facet", "ratio"], sort=False):
         shown = rows.assign(
             cell=[
@@ -226,8 +248,8 @@ def factor_markdown(table: pd.DataFrame, factor: str) -> str:
         ).pivot(index=factor, columns=LOAD, values="cell")
         shown = shown.reindex([v for v in levels if v in shown.index])
         shown.columns = [f"×{c:g}" for c in shown.columns]
-        where = f", {facet}" if facet else ""
-        parts.append(f"{ratio}{where}:\n\n{markdown(shown)}\n")
+        where = f", {facet!s}" if facet else ""
+        parts.append(f"{ratio!s}{where}:\n\n{markdown(shown)}\n")
     worse = degradation(table, factor)
     order = level_order(worse, factor) if len(worse) else []
     for facet, rows in worse.groupby("facet", sort=False):
