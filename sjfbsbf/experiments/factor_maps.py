@@ -68,10 +68,31 @@ def with_defaults(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+#: The map's horizontal axis when the load does not vary (a sweep over traces).
+TRACE = "wl_trace"
+
+
+def map_axis(table: pd.DataFrame) -> str | None:
+    """The map's horizontal axis: the load when the sweep varies it, else the trace, else
+    ``None`` (no map)."""
+    for column in (LOAD, TRACE):
+        if column in table and table[column].nunique() > 1:
+            return column
+    return None
+
+
+def _tick(axis: str, value: Any) -> str:
+    """An axis label: ``×1.5`` for a load, the file's stem for a trace."""
+    if axis == LOAD:
+        return f"×{value:g}"
+    return str(value).rsplit("/", 1)[-1].removesuffix(".trace")
+
+
 def varied_factors(table: pd.DataFrame) -> list[str]:
-    """The factors of :data:`FACTORS` the sweep varies, when it also varies the load."""
+    """The factors of :data:`FACTORS` the sweep varies, when it also varies the load (or,
+    without a load axis, the trace: :func:`map_axis`)."""
     table = with_defaults(table)
-    if LOAD not in table or table[LOAD].nunique() < 2:
+    if map_axis(table) is None:
         return []
     return [c for c in FACTORS if c in table and table[c].astype(str).nunique() > 1]
 
@@ -100,26 +121,30 @@ def factor_cells(table: pd.DataFrame, factor: str, metric: str = "avg_jct") -> p
     """The cells load × ``factor`` (× the facets) for every ratio of :data:`FACTOR_RATIOS`
     the sweep ran; a column ``facet`` names the facet (empty if none)."""
     table = with_defaults(table)
+    axis = map_axis(table) or LOAD
     facets = _facets(table, factor)
     labels = set(table["label"])
     frames = []
     for num, den in FACTOR_RATIOS:
         if num in labels and den in labels:
-            frames.append(regime_cells(table, num, den, [*facets, factor, LOAD], metric))
+            frames.append(regime_cells(table, num, den, [*facets, factor, axis], metric))
     if not frames:
         return pd.DataFrame()
     cells = pd.concat(frames, ignore_index=True)
     cells["facet"] = _facet_names(cells, facets)
+    cells["x"] = [_tick(axis, v) for v in cells[axis]]
+    cells["x_order"] = cells[axis]
     return cells
 
 
 def _facets(table: pd.DataFrame, factor: str) -> list[str]:
-    """Other columns that vary (not the load, the factor, the seed or the label)."""
+    """Other columns that vary (not the map's axis, the factor, the seed or the label)."""
+    axis = map_axis(table) or LOAD
     return [
         c
         for c in table.columns
         if c.startswith(("wl_", "sim_"))
-        and c not in (factor, LOAD)
+        and c not in (factor, axis)
         and table[c].astype(str).nunique() > 1
     ]
 
@@ -137,15 +162,18 @@ def degradation(table: pd.DataFrame, factor: str, metric: str = "avg_jct") -> pd
     """Each policy's seed-mean ``metric`` ÷ its own at the factor's reference level, per load
     (and facet): rows policy × level, a column per load."""
     table = with_defaults(table)
+    axis = map_axis(table) or LOAD
     facets = _facets(table, factor)
     reference = FACTORS[factor]
-    means = table.groupby([*facets, "label", factor, LOAD], dropna=False)[metric].mean()
+    means = table.groupby([*facets, "label", factor, axis], dropna=False)[metric].mean()
     frame = means.reset_index()
     base = frame[frame[factor] == reference].drop(columns=factor)
-    merged = frame.merge(base, on=[*facets, "label", LOAD], suffixes=("", "_ref"))
+    merged = frame.merge(base, on=[*facets, "label", axis], suffixes=("", "_ref"))
     merged["relative"] = merged[metric] / merged[f"{metric}_ref"]
     merged["facet"] = _facet_names(merged, facets)
-    return merged[["facet", "label", factor, LOAD, metric, "relative"]]
+    merged["x"] = [_tick(axis, v) for v in merged[axis]]
+    merged["x_order"] = merged[axis]
+    return merged[["facet", "label", factor, "x", "x_order", metric, "relative"]]
 
 
 def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: str) -> None:
@@ -157,7 +185,7 @@ def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: s
 
     ratios = list(dict.fromkeys(cells["ratio"]))
     facets = list(dict.fromkeys(cells["facet"]))
-    loads = sorted(cells[LOAD].unique())
+    loads = _xs(cells)
     levels = level_order(cells, factor)
     norm = TwoSlopeNorm(vmin=0.5, vcenter=1.0, vmax=1.5)
     fig, axes = plt.subplots(
@@ -174,7 +202,7 @@ def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: s
             part = cells[(cells["ratio"] == ratio) & (cells["facet"] == facet)]
             grid = np.full((len(levels), len(loads)), np.nan)
             for row in part.to_dict("records"):
-                y, x = levels.index(row[factor]), loads.index(row[LOAD])
+                y, x = levels.index(row[factor]), loads.index(row["x"])
                 grid[y, x] = row["value"]
                 bold = "bold" if row["verdict"] != "tie" else "normal"
                 interval = f"{_short(row['low'])}–{_short(row['high'])}"
@@ -182,7 +210,7 @@ def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: s
                         fontsize=8, fontweight=bold)  # fmt: skip
                 ax.text(x, y + 0.22, interval, ha="center", va="center", fontsize=5.5)
             image = ax.imshow(grid, cmap="RdYlGn_r", norm=norm, aspect="auto")
-            ax.set_xticks(range(len(loads)), [f"×{x:g}" for x in loads], fontsize=7)
+            ax.set_xticks(range(len(loads)), loads, fontsize=7)
             names = [f"{v:g}" if isinstance(v, float) else str(v) for v in levels]
             ax.set_yticks(range(len(levels)), names, fontsize=7)
             ax.grid(False)
@@ -191,12 +219,14 @@ def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: s
             if j == 0:
                 ax.set_ylabel(f"{ratio}\n{FACTOR_NAMES[factor]}", fontsize=8)
             if i == len(ratios) - 1:
-                ax.set_xlabel("arrival rate (× default)", fontsize=8)
+                ax.set_xlabel("arrival rate (× default)" if loads[0].startswith("×") else
+                              "trace", fontsize=8)  # fmt: skip
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="ratio of mean average JCT")
     fig.suptitle(
         textwrap.fill(
-            f"{title}: load × {FACTOR_NAMES[factor]}; ratio of seed means (below 1: the first "
+            f"{title}: {_axis_name(loads)} × {FACTOR_NAMES[factor]}; ratio of seed means (below "
+            "1: the first "
             "policy is better), 95% paired bootstrap interval below it; bold: it excludes 1",
             width=max(40, int(14 * fig.get_size_inches()[0])),
         ),
@@ -208,18 +238,27 @@ def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: s
     plt.close(fig)
 
 
+def _axis_name(ticks: Sequence[str]) -> str:
+    return "load" if ticks and ticks[0].startswith("×") else "trace"
+
+
+def _xs(cells: pd.DataFrame) -> list[str]:
+    """The axis labels of ``cells`` in the axis' order (loads ascending, traces by name)."""
+    pairs = cells[["x_order", "x"]].drop_duplicates().sort_values("x_order")
+    return list(dict.fromkeys(pairs["x"]))
+
+
 def compact_table(cells: pd.DataFrame, factor: str, levels: Sequence[Any]) -> pd.DataFrame:
     """Rows the factor's levels, columns ``ratio @ ×load``: the ratio, ``*`` when its interval
     excludes 1 (one facet's :func:`factor_cells`)."""
     shown = cells.assign(
-        column=[f"{r} @ ×{x:g}" for r, x in zip(cells["ratio"], cells[LOAD], strict=True)],
+        column=[f"{r} @ {x}" for r, x in zip(cells["ratio"], cells["x"], strict=True)],
         cell=[
             f"{v:.3f}{'' if d == 'tie' else '*'}"
             for v, d in zip(cells["value"], cells["verdict"], strict=True)
         ],
     ).pivot(index=factor, columns="column", values="cell")
-    order = list(dict.fromkeys(f"{r} @ ×{x:g}" for r in dict.fromkeys(cells["ratio"])
-                               for x in sorted(cells[LOAD].unique())))  # fmt: skip
+    order = [f"{r} @ {x}" for r in dict.fromkeys(cells["ratio"]) for x in _xs(cells)]
     return shown.reindex(index=[v for v in levels if v in shown.index], columns=order)
 
 
@@ -229,7 +268,7 @@ def factor_markdown(table: pd.DataFrame, factor: str) -> str:
     mean relative to its own at the reference level; and the verdict count per ratio, with the
     number of distinct cells it counts."""
     cells = factor_cells(table, factor)
-    parts = [f"### load × {FACTOR_NAMES[factor]}\n"]
+    parts = [f"### {_axis_name(_xs(cells)) if len(cells) else 'load'} × {FACTOR_NAMES[factor]}\n"]
     levels = level_order(cells, factor) if len(cells) else []
     for facet_name, rows in cells.groupby("facet", sort=False):
         where = f" ({facet_name!s})" if facet_name else ""
@@ -245,22 +284,21 @@ def factor_markdown(table: pd.DataFrame, factor: str) -> str:
                     rows["value"], rows["low"], rows["high"], rows["verdict"], strict=True
                 )
             ]
-        ).pivot(index=factor, columns=LOAD, values="cell")
-        shown = shown.reindex([v for v in levels if v in shown.index])
-        shown.columns = [f"×{c:g}" for c in shown.columns]
+        ).pivot(index=factor, columns="x", values="cell")
+        shown = shown.reindex(index=[v for v in levels if v in shown.index], columns=_xs(rows))
         where = f", {facet!s}" if facet else ""
         parts.append(f"{ratio!s}{where}:\n\n{markdown(shown)}\n")
     worse = degradation(table, factor)
     order = level_order(worse, factor) if len(worse) else []
     for facet, rows in worse.groupby("facet", sort=False):
         shown = rows.assign(cell=[f"{v:.3f}" for v in rows["relative"]]).pivot(
-            index=["label", factor], columns=LOAD, values="cell"
+            index=["label", factor], columns="x", values="cell"
         )
         labels = list(dict.fromkeys(rows["label"]))
         shown = shown.reindex(
-            [(lab, lev) for lab in labels for lev in order if (lab, lev) in shown.index]
+            index=[(lab, lev) for lab in labels for lev in order if (lab, lev) in shown.index],
+            columns=_xs(rows),
         )
-        shown.columns = [f"×{c:g}" for c in shown.columns]
         where = f" ({facet!s})" if facet else ""
         reference = FACTORS[factor]
         parts.append(
