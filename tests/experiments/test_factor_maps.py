@@ -113,3 +113,17 @@ def test_a_sweep_without_load_or_factor_gets_no_map() -> None:
 def test_numeric_levels_are_in_ascending_order() -> None:
     frame = pd.DataFrame({"sim_kappa": [1.5, 0.2, 3.0, 0.4], "x": range(4)})
     assert level_order(frame, "sim_kappa") == [0.2, 0.4, 1.5, 3.0]
+
+
+def test_a_sweep_over_traces_is_mapped_trace_by_factor(tmp_path: Path) -> None:
+    frame = table()
+    frame = frame[frame["wl_rate_factor"] == 1.0].drop(columns="wl_rate_factor")
+    frame["wl_trace"] = "data:gavel-traces/b436b2.trace"
+    other = frame.assign(wl_trace="data:gavel-traces/ee9e8c.trace")
+    both = pd.concat([frame, other], ignore_index=True)
+    assert varied_factors(both) == ["sim_estimator"]
+    cells = factor_cells(both, "sim_estimator")
+    assert set(cells["x"]) == {"b436b2", "ee9e8c"}
+    text = factor_markdown(both, "sim_estimator")
+    assert "### trace × duration estimator" in text and "@ b436b2" in text
+    assert len(write_factor_maps("t", both, tmp_path)) == 3
