@@ -107,6 +107,46 @@ def test_forbidden_pair_never_shares(policy: str, measured: MeasuredTableModel) 
     assert measured.fallback_pairs() == ()
 
 
+@pytest.mark.parametrize("policy", ["sjf-ffs", "sjf-bsbf", "exact-round"])
+@pytest.mark.parametrize("belief", ["time-slicing", "gavel-fitted", "noisy:sigma=1"])
+def test_the_sharing_rule_is_the_worlds_whatever_the_belief(
+    policy: str, belief: str, measured: MeasuredTableModel
+) -> None:
+    """Under an interference belief without a sharing rule (a contention model), the policies
+    still never propose the pair the world forbids (docs/model.md §4.1): the run ends with the
+    schedule of the test above, no refused decision; the belief is what the view shows."""
+    from sjfbsbf.sim.beliefs import Beliefs
+
+    shown = []
+
+    class Watching:
+        name = policy
+        preemptive = False
+        sharing = True
+
+        def __init__(self) -> None:
+            self.inner = make_policy(policy)
+
+        def decide(self, view: ClusterView) -> Decision:
+            shown.append((view.sharing_rule, view.interference))
+            return self.inner.decide(view)
+
+        def stats(self) -> dict[str, Any]:
+            return {}
+
+    res = simulate(
+        Instance(ONE_GPU, JOBS),
+        Watching(),
+        interference=measured,
+        beliefs=Beliefs(interference=belief),
+    )
+    jobs = res.jobs.set_index("job_id")
+    assert jobs.loc[1, "start"] == pytest.approx(1210.0)
+    assert jobs["partners"].tolist() == ["", ""]
+    rule, model = shown[0]
+    assert rule == measured.can_share and isinstance(model, ContentionModel)
+
+
 def test_sjf_bsbf_estimates_with_numpy_under_a_sharing_rule(measured: MeasuredTableModel) -> None:
     """The compiled estimate serves contention models only: with it forced on, SJF-BSBF under a
     measured table (a sharing rule, no contention parameters) decides as with numpy alone."""
