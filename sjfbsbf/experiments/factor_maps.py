@@ -20,11 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path
-from sjfbsbf.experiments.regimes import LOAD, _short, regime_cells
+from sjfbsbf.experiments.regimes import LOAD, draw_cells, regime_cells
 from sjfbsbf.experiments.tables import markdown
 
 #: The factors with a map, and each one's reference level (the model's default).
@@ -200,20 +199,8 @@ def plot_factor_map(cells: pd.DataFrame, factor: str, path: str | Path, title: s
         for j, facet in enumerate(facets):
             ax = axes[i, j]
             part = cells[(cells["ratio"] == ratio) & (cells["facet"] == facet)]
-            grid = np.full((len(levels), len(loads)), np.nan)
-            for row in part.to_dict("records"):
-                y, x = levels.index(row[factor]), loads.index(row["x"])
-                grid[y, x] = row["value"]
-                bold = "bold" if row["verdict"] != "tie" else "normal"
-                interval = f"{_short(row['low'])}–{_short(row['high'])}"
-                ax.text(x, y - 0.12, f"{row['value']:.2f}", ha="center", va="center",
-                        fontsize=8, fontweight=bold)  # fmt: skip
-                ax.text(x, y + 0.22, interval, ha="center", va="center", fontsize=5.5)
-            image = ax.imshow(grid, cmap="RdYlGn_r", norm=norm, aspect="auto")
-            ax.set_xticks(range(len(loads)), loads, fontsize=7)
-            names = [f"{v:g}" if isinstance(v, float) else str(v) for v in levels]
-            ax.set_yticks(range(len(levels)), names, fontsize=7)
-            ax.grid(False)
+            rows = [{**r, "y": r[factor]} for r in part.to_dict("records")]
+            image = draw_cells(ax, rows, levels, loads, norm)
             if i == 0 and facet:
                 ax.set_title(facet, fontsize=8)
             if j == 0:

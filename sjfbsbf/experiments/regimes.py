@@ -204,21 +204,8 @@ def plot_regime_map(
         for j, mix in enumerate(mixes):
             ax = axes[i, j]
             part = cells[(cells["ratio"] == ratio) & (cells[FACET] == mix)]
-            grid = part.pivot_table(index=factor, columns=LOAD, values="value").reindex(
-                index=levels, columns=loads
-            )
-            image = ax.imshow(grid.to_numpy(), cmap="RdYlGn_r", norm=norm, aspect="auto")
-            for row in part.to_dict("records"):
-                y, x = levels.index(row[factor]), loads.index(row[LOAD])
-                bold = "bold" if row["verdict"] != "tie" else "normal"
-                interval = f"{_short(row['low'])}–{_short(row['high'])}"
-                ax.text(x, y - 0.12, f"{row['value']:.2f}", ha="center", va="center",
-                        fontsize=8, fontweight=bold)  # fmt: skip
-                ax.text(x, y + 0.22, interval, ha="center", va="center", fontsize=5.5)
-            ax.set_xticks(range(len(loads)), [f"×{x:g}" for x in loads], fontsize=7)
-            names = [f"{v:g}" if isinstance(v, float) else str(v) for v in levels]
-            ax.set_yticks(range(len(levels)), names, fontsize=7)
-            ax.grid(False)
+            rows = [{**r, "y": r[factor], "x": f"×{r[LOAD]:g}"} for r in part.to_dict("records")]
+            image = draw_cells(ax, rows, levels, [f"×{x:g}" for x in loads], norm)
             if i == 0:
                 ax.set_title(f"mix = {mix}", fontsize=9)
             if j == 0:
@@ -236,6 +223,30 @@ def plot_regime_map(
         with atomic_path(Path(path).with_suffix(suffix)) as tmp:
             fig.savefig(tmp, format=suffix[1:], dpi=120)
     plt.close(fig)
+
+
+def draw_cells(
+    ax: Any, rows: Sequence[Mapping[Any, Any]], levels: Sequence[Any], ticks: Sequence[str],
+    norm: Any,
+) -> Any:  # fmt: skip
+    """One heat map of ratio cells on ``ax``: a row per level (``row["y"]``), a column per tick
+    (``row["x"]``); each cell's ratio, bold where its interval excludes 1, and the interval under
+    it. Returns the image (for a colour bar)."""
+    grid = np.full((len(levels), len(ticks)), np.nan)
+    for row in rows:
+        y, x = list(levels).index(row["y"]), list(ticks).index(row["x"])
+        grid[y, x] = row["value"]
+        bold = "bold" if row["verdict"] != "tie" else "normal"
+        interval = f"{_short(row['low'])}–{_short(row['high'])}"
+        ax.text(x, y - 0.12, f"{row['value']:.2f}", ha="center", va="center",
+                fontsize=8, fontweight=bold)  # fmt: skip
+        ax.text(x, y + 0.22, interval, ha="center", va="center", fontsize=5.5)
+    image = ax.imshow(grid, cmap="RdYlGn_r", norm=norm, aspect="auto")
+    ax.set_xticks(range(len(ticks)), list(ticks), fontsize=7)
+    names = [f"{v:g}" if isinstance(v, float) else str(v) for v in levels]
+    ax.set_yticks(range(len(levels)), names, fontsize=7)
+    ax.grid(False)
+    return image
 
 
 def regime_markdown(cells: pd.DataFrame) -> str:
