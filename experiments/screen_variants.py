@@ -38,10 +38,13 @@ def main() -> None:
         part = table[table["seed"].isin(list(seeds))]
         cells = pd.concat([regime_cells(part, v, BASE, FACTORS) for v in variants])
         counts = verdict_counts(cells)
-        geo = cells.groupby("ratio", sort=False)["value"].apply(lambda r: np.exp(np.log(r).mean()))
+        distinct = cells[cells["duplicate_of"] == ""]  # each distinct cell once
+        geo = distinct.groupby("ratio", sort=False)["value"].apply(
+            lambda r: np.exp(np.log(r).mean())
+        )
         counts["geo_mean"] = counts["ratio"].map(geo)
         print(f"## {title}\n\n{markdown(counts, index=False)}\n")
-        worse = cells[cells["verdict"] == "worse"]
+        worse = distinct[distinct["verdict"] == "worse"]
         if len(worse):
             shown = worse[["ratio", *FACTORS, "value", "low", "high"]]
             print(f"worse cells:\n\n{markdown(shown, index=False)}\n")
