@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -262,6 +264,37 @@ def policy_list(text: str, option: str = "--policies") -> list[str]:
     if not names:
         raise typer.BadParameter("no policy name given", param_hint=f"'{option}'")
     return check_policies(names, option)
+
+
+def check_outputs(
+    outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[str | os.PathLike[str] | None]
+) -> None:
+    """Before anything runs: refuse an output that is not ours to replace (a link, a device, a
+    FIFO, a directory, a file with other hard links: :func:`~sjfbsbf.core.atomic.check_output`)
+    or that is one of the command's inputs (docs/security.md), each in one line.
+
+    Parameters
+    ----------
+    outputs
+        ``(option, path)`` pairs, e.g. ``("--jobs-csv", Path("x.csv"))``; ``None`` paths skipped.
+    inputs
+        The files the command reads (instance, throughput table, ...); ``None`` skipped.
+    """
+    from sjfbsbf.core.atomic import check_output
+
+    readable = [Path(p) for p in inputs if p is not None and Path(p).exists()]
+    for option, path in outputs:
+        if path is None:
+            continue
+        check_output(path)
+        if not path.exists():
+            continue
+        for given in readable:
+            if os.path.samefile(path, given):
+                raise typer.BadParameter(
+                    f"{path} is also an input of this command ({given}); refusing to replace it",
+                    param_hint=f"'{option}'",
+                )
 
 
 def stdout() -> Console:

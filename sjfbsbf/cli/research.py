@@ -18,6 +18,7 @@ from sjfbsbf.cli.common import (
     OUT_OPTION,
     SEARCH_OPTION,
     app,
+    check_outputs,
     describe,
     fail,
     policy_list,
@@ -188,6 +189,7 @@ def solve(
     from sjfbsbf.experiments.compare import run_policies
 
     instance = read_instance(instance_path)
+    check_outputs([("--out", out), ("--gantt", gantt)], [instance_path])
     beliefs = beliefs_option(estimator, interference_belief, None, seed=0)
     check_beliefs_fit(beliefs, instance, str(instance_path))
     from formulations.offline import solve_offline
@@ -334,6 +336,7 @@ def gap(
         )
     if not (suite / OPTIMA_FILE).is_file():
         fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)
+    check_outputs([("--out", out)], sorted(suite.glob("*.json")))
     try:
         entries = load_suite(suite)
     except ValueError as exc:

@@ -35,6 +35,7 @@ from sjfbsbf.cli.common import (
     OptionsOption,
     RestartOption,
     app,
+    check_outputs,
     check_policies,
     describe,
     policy_list,
@@ -132,6 +133,10 @@ def simulate(
     )
     if beliefs is not None:
         options["beliefs"] = beliefs
+    check_outputs(
+        [("--jobs-csv", jobs_csv), ("--rounds-csv", rounds_csv), ("--gantt", gantt)],
+        [instance_path, throughputs],
+    )
     for out in (jobs_csv, rounds_csv):
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)  # fail early on an unusable path
@@ -268,6 +273,10 @@ def compare(
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} exists and is not a directory", param_hint="'--out'")
     out.mkdir(parents=True, exist_ok=True)  # fail on an unusable DIR before simulating
+    check_outputs(
+        [("--out", out / "compare.csv"), ("--out", out / "compare.png")],
+        [instance_path, throughputs],
+    )
     source = str(instance_path) if instance_path is not None else "default workload"
     console = stdout()
     console.print(describe(instance, source))
@@ -380,6 +389,10 @@ def _compare_seeds(
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} exists and is not a directory", param_hint="'--out'")
     out.mkdir(parents=True, exist_ok=True)
+    check_outputs(
+        [("--out", out / name) for name in ("compare.csv", "compare-runs.csv", "compare.png")],
+        [],
+    )
     console = stdout()
     first = default_workload(seeds[0])
     console.print(describe(first, "default workload") + f"; seeds {seeds[0]}–{seeds[-1]}")
