@@ -59,6 +59,9 @@ class _Cli(TyperGroup):
         **extra: Any,
     ) -> Any:
         """Run the command line; on an expected failure print one line and exit non-zero."""
+        import warnings
+
+        warnings.showwarning = _one_line_warning  # e.g. an unverified dataset, on every use
         try:
             value = super().main(
                 args=args,
@@ -88,6 +91,20 @@ class _Cli(TyperGroup):
         if not standalone_mode:
             return value
         sys.exit(value if isinstance(value, int) else 0)
+
+
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """Show a warning as one line on stderr: ``sjfbsbf: warning: MESSAGE``."""
+    del category, filename, lineno, file, line
+    text = " ".join(str(message).split())
+    sys.stderr.write(f"sjfbsbf: warning: {escape(text)}\n")
 
 
 def fail(message: str, code: int) -> NoReturn:

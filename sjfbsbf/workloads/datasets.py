@@ -17,8 +17,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.workloads.dataset_registry import DATASETS, DataFile, Dataset
@@ -83,7 +84,9 @@ def _plausible(size: int, file: DataFile) -> bool:
 
 
 def _problem(path: Path, file: DataFile) -> str | None:
-    """Why ``path`` is not ``file`` (missing, size, checksum or format), or ``None``."""
+    """Why ``path`` is not ``file`` (a link, missing, size, checksum or format), or ``None``."""
+    if path.is_symlink():
+        return "a symbolic link (the cache holds files, never links)"
     if not path.is_file():
         return "missing"
     size = path.stat().st_size
@@ -114,7 +117,8 @@ def status(name: str) -> str:
     dataset = get_dataset(name)
     folder = cache_dir() / name
     present = [
-        (folder / f.name).is_file()
+        not (folder / f.name).is_symlink()
+        and (folder / f.name).is_file()
         and (
             (folder / f.name).stat().st_size == f.size
             if f.sha256 is not None
@@ -207,7 +211,52 @@ def resolve_data_path(ref: str | os.PathLike[str]) -> Path:
         folder = dataset_path(dataset.name)
     except InstanceError as exc:
         raise exc.with_source(ref) from None
-    return folder / file.name
+    return verified_file(folder / file.name, file, ref)
+
+
+#: Cached files checked in full by this process, by path: the (device, inode, size, mtime_ns,
+#: ctime_ns) they had then. Kept in memory only, so no file can vouch for a cached one.
+_VERIFIED: dict[Path, tuple[int, int, int, int, int]] = {}
+
+
+class UnverifiedData(UserWarning):
+    """A dataset file used without a pinned checksum (checked by size and format only)."""
+
+
+def verified_file(path: Path, file: DataFile, ref: str) -> Path:
+    """``path``, a cached file, once it is checked as ``file``: never a link; its SHA-256 equals
+    the pinned one (its size and format, for an unverified file, with a warning on every use).
+
+    The full check runs once per process and per (device, inode, size, mtime_ns, ctime_ns) of
+    the file: a change of content changes ctime, which no user can set back (``touch -r`` sets
+    mtime only).
+
+    Raises
+    ------
+    InstanceError
+        One line attributed to ``ref``: the cached file is a link or does not match.
+    """
+    info = path.lstat()
+    key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    if _VERIFIED.get(path) != key:
+        problem = _problem(path, file)
+        if problem is not None:
+            raise InstanceError(
+                f"the cached file {path} is not the dataset's {file.name}: {problem}; fetch it "
+                f"again ('sjfbsbf data fetch {ref[len(DATA_PREFIX) :].partition('/')[0]}')",
+                source=ref,
+            )
+        _VERIFIED[path] = key
+    if file.sha256 is None:
+        import warnings
+
+        warnings.warn(
+            f"{ref} is unverified (its source publishes no checksum): checked by size and "
+            "format only",
+            UnverifiedData,
+            stacklevel=2,
+        )
+    return path
 
 
 def fetch(name: str, *, source: str | os.PathLike[str] | None = None) -> Path:
@@ -234,6 +283,11 @@ def fetch(name: str, *, source: str | os.PathLike[str] | None = None) -> Path:
     """
     dataset = get_dataset(name)
     folder = cache_dir() / name
+    if folder.is_symlink():
+        raise InstanceError(
+            "a symbolic link: the cache holds folders, never links (remove it and fetch again)",
+            source=str(folder),
+        )
     folder.mkdir(parents=True, exist_ok=True)
     for file in dataset.files:
         target = folder / file.name
@@ -253,21 +307,73 @@ def _copy(source: Path, file: DataFile, target: Path) -> None:
         if not matches:
             raise InstanceError(f"no file {file.name!r} under it", source=str(source))
         found = matches[0]
-    problem = _problem(found, file)
-    if problem is not None:
-        what = "the pinned" if file.sha256 is not None else "a plausible (unverified)"
-        raise InstanceError(f"not {what} {file.name}: {problem}", source=str(found))
-    partial = target.with_name(target.name + ".part")
-    shutil.copyfile(found, partial)
-    partial.replace(target)
+    _install(found, file, target, str(found))
+
+
+def _install(
+    source: Path, file: DataFile, target: Path, where: str, *, download: bool = False
+) -> None:
+    """Copy ``source`` into the cache as ``target``: into a new temporary beside it (created
+    exclusively, so no link planted there is followed), hashing the bytes as they are written;
+    the temporary replaces ``target`` only if what was written is ``file`` (its pinned SHA-256
+    and size; an unverified file's plausible size and format). ``os.replace`` replaces a link
+    at ``target``, never writes through it."""
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{file.name}.", suffix=".part")
+    partial = Path(name)
+    try:
+        sha = hashlib.sha256()
+        with source.open("rb") as reader, os.fdopen(fd, "wb") as writer:
+            for block in iter(lambda: reader.read(1 << 20), b""):
+                sha.update(block)
+                writer.write(block)
+            writer.flush()
+            os.fsync(writer.fileno())
+        problem = _written_problem(partial, sha.hexdigest(), file)
+        if problem is not None:
+            if download:
+                what = "the pinned" if file.sha256 is not None else "a plausible"
+                tag = "" if file.sha256 is not None else " (unverified)"
+                message = f"the download is not {what} {file.name}{tag}: {problem}"
+            else:
+                what = "the pinned" if file.sha256 is not None else "a plausible (unverified)"
+                message = f"not {what} {file.name}: {problem}"
+            raise InstanceError(message, source=where)
+        partial.chmod(0o644)
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    _VERIFIED.pop(target, None)
+
+
+def _written_problem(path: Path, digest: str, file: DataFile) -> str | None:
+    """Why the bytes written to ``path`` (whose SHA-256 is ``digest``) are not ``file``."""
+    size = path.stat().st_size
+    if file.sha256 is None:
+        if not _plausible(size, file):
+            return f"{size} bytes, implausible (its source states about {file.size})"
+        return _check_format(path, file)
+    if size != file.size:
+        return f"{size} bytes, expected {file.size}"
+    if digest != file.sha256:
+        return "SHA-256 differs from the pinned one"
+    return None
 
 
 def _download(file: DataFile, folder: Path) -> None:
     import pooch
 
     pooch.get_logger().setLevel("WARNING")  # no "Downloading ..." line: one line on failure
-    if file.sha256 is None:  # pooch keeps a file it cannot check: drop a rejected one first
-        (folder / file.name).unlink(missing_ok=True)
+    private = Path(tempfile.mkdtemp(dir=folder, prefix=".fetch-"))  # 0700, new: no links in it
+    try:
+        _retrieve(pooch, file, private)
+        _install(private / file.name, file, folder / file.name, file.url, download=True)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _retrieve(pooch: Any, file: DataFile, folder: Path) -> None:
+    """Download ``file`` into ``folder`` with pooch (which checks a pinned SHA-256 itself)."""
     try:
         pooch.retrieve(
             file.url,
@@ -286,12 +392,3 @@ def _download(file: DataFile, folder: Path) -> None:
             "elsewhere and register it with --from PATH",
             source=file.url,
         ) from None
-    if file.sha256 is None:
-        target = folder / file.name
-        problem = _problem(target, file)
-        if problem is not None:
-            target.unlink(missing_ok=True)
-            raise InstanceError(
-                f"the download is not a plausible {file.name} (unverified): {problem}",
-                source=file.url,
-            )

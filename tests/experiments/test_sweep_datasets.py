@@ -130,12 +130,21 @@ def test_references_resolve_and_key_by_reference(
     assert build_instance(plain, 0) == build_instance(run.workload, 0)
 
 
-def test_content_of_the_fetched_file_is_in_the_key(fetched: Path, tmp_path: Path) -> None:
+def test_a_tampered_cached_file_is_refused_not_keyed(fetched: Path, tmp_path: Path) -> None:
+    """A cached file edited after it was fetched (same size, same mtime) no longer matches its
+    pinned SHA-256: the sweep is refused in one line, not run under another key (docs/security.md:
+    the cache is checked on use, not only by size)."""
+    import os
+
     path = _write(tmp_path, SWEEP)
-    before = load_sweep(path).runs[0].key
+    load_sweep(path)
     cached = fetched / "tiny-gavel" / "vc.trace"
+    stamp = cached.stat()
     cached.write_text(TRACE.replace("cmd", "cme"), encoding="utf-8")  # same size
-    assert load_sweep(path).runs[0].key != before
+    os.utime(cached, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # touch -r: same mtime
+    with pytest.raises(SweepError, match="SHA-256 differs from the pinned one") as info:
+        load_sweep(path)
+    assert "data fetch tiny-gavel" in str(info.value) and "\n" not in str(info.value)
 
 
 @pytest.mark.parametrize(
