@@ -59,6 +59,13 @@ def sweep(
             help="Processes on this machine, or Ray (optional extra) for several machines.",
         ),
     ] = "local",
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Write into a directory that holds another sweep's results or other files.",
+        ),
+    ] = False,
 ) -> None:
     """Run a sweep (resumable: finished runs are kept and skipped); write results + manifest."""
     from rich.console import Console
@@ -71,6 +78,9 @@ def sweep(
         raise typer.BadParameter("must be 'local' or 'ray'", param_hint="'--backend'")
     definition = load_sweep(experiment)
     target = out if out is not None else default_out_dir(definition)
+    from sjfbsbf.experiments.sweep_run import check_out_dir
+
+    check_out_dir(definition, target, overwrite=overwrite)  # before anything is printed
     console = stdout()
     console.print(
         f"sweep {definition.name}: {len(definition.runs)} runs -> {target}",
@@ -91,7 +101,13 @@ def sweep(
     with bar:
         try:
             table = run_sweep(
-                definition, target, workers=workers, backend=backend, progress=advance, warn=warn
+                definition,
+                target,
+                workers=workers,
+                backend=backend,
+                progress=advance,
+                warn=warn,
+                overwrite=overwrite,
             )
         except SweepRunsFailed:
             console.print(f"failed runs are left out of {target / 'results.parquet'}", markup=False)

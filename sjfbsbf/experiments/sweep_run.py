@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path, write_text_atomic
-from sjfbsbf.core.errors import SweepRunsFailed, escape
+from sjfbsbf.core.errors import SweepError, SweepRunsFailed, escape
 from sjfbsbf.experiments.sweep_backends import run_local, run_ray, signals_raise
 from sjfbsbf.experiments.sweep_details import write_details
 from sjfbsbf.experiments.sweep_records import (
@@ -51,6 +51,7 @@ def run_sweep(
     backend: str = "local",
     progress: Callable[[int, int], None] | None = None,
     warn: Warn | None = None,
+    overwrite: bool = False,
 ) -> pd.DataFrame:
     """Run every unfinished run of ``sweep``; return the table of its successful runs.
 
@@ -70,6 +71,9 @@ def run_sweep(
         Called as ``progress(done, total)`` at the start and after each run.
     warn
         Called with each warning (a corrupt run record); default: one line on stderr.
+    overwrite
+        Write into an output directory that holds another sweep's results or files a sweep did
+        not write (refused otherwise, :func:`check_out_dir`).
 
     Raises
     ------
@@ -82,6 +86,7 @@ def run_sweep(
         raise ValueError(f"unknown backend {backend!r}; use 'local' or 'ray'")
     warn = warn or _warn_stderr
     out = Path(out_dir)
+    check_out_dir(sweep, out, overwrite=overwrite)
     runs_dir = out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     todo = []
@@ -148,6 +153,57 @@ def collect(
         table.to_parquet(tmp, index=False)
     write_text_atomic(out / "results.csv", table.to_csv(index=False))
     return table
+
+
+#: What a sweep writes into its output directory (and temporaries of atomic writes, ``.*.tmp``).
+SWEEP_OUTPUTS = frozenset({"runs", "results.parquet", "results.csv", "manifest.json"})
+
+
+def check_out_dir(sweep: Sweep, out: Path, *, overwrite: bool = False) -> None:
+    """Refuse an output directory that is not this sweep's to write (docs/security.md): a link or
+    a file; unless ``overwrite``, one whose ``manifest.json`` names another sweep, or that holds
+    files no sweep writes (a sweep of the same name, edited, resumes as before).
+
+    Raises
+    ------
+    SweepError
+        One line naming the directory and what is in the way (and ``--overwrite``).
+    """
+    if out.is_symlink():
+        raise SweepError("the output directory is a symbolic link; give the folder itself",
+                         source=str(out))  # fmt: skip
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise SweepError("the output path exists and is not a directory", source=str(out))
+    if overwrite:
+        return
+    hint = "; choose another --out, or --overwrite"
+    manifest = out / "manifest.json"
+    if manifest.is_file():
+        try:
+            named = json.loads(manifest.read_text(encoding="utf-8")).get("sweep")
+        except (OSError, ValueError, AttributeError):
+            named = None
+        if named != sweep.name:
+            raise SweepError(
+                f"holds the results of another sweep ({named!r}, not {sweep.name!r}){hint}",
+                source=str(out),
+            )
+    elif any((out / name).exists() for name in ("results.csv", "results.parquet")):
+        # A sweep writes its tables and then its manifest: tables without one are not its own.
+        raise SweepError(f"holds result tables without a sweep manifest{hint}", source=str(out))
+    foreign = sorted(
+        entry.name
+        for entry in out.iterdir()
+        if entry.name not in SWEEP_OUTPUTS
+        and not (entry.name.startswith(".") and entry.name.endswith(".tmp"))
+    )
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (
+            f", … ({len(foreign)} entries)" if len(foreign) > 5 else ""
+        )
+        raise SweepError(f"holds files a sweep does not write ({shown}){hint}", source=str(out))
 
 
 def _write_manifest(sweep: Sweep, out: Path, backend: str, succeeded: int) -> None:
