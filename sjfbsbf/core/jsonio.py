@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.inputs import check_input
 
 #: Deepest nesting of JSON arrays and objects accepted (an instance file needs 3).
 MAX_DEPTH = 64
@@ -63,6 +64,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
         UTF-8 (with the offset of the first bad byte).
     """
     source = str(path)
+    check_input(path)  # a regular file of at most MAX_INPUT_BYTES (no FIFO, no /dev/zero)
     try:
         data = Path(path).read_bytes()
     except OSError as exc:

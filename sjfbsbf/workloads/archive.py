@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.inputs import check_input
 
 #: Suffixes read as archives.
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
@@ -61,6 +62,8 @@ def open_member(path: str | os.PathLike[str], member: str) -> Iterator[tuple[IO[
     """
     source = str(path)
     name = Path(path).name.lower()
+    archived = name.endswith(TAR_SUFFIXES) or name.endswith(ZIP_SUFFIXES)
+    check_input(path, whole=not archived)  # archives stream; a plain file is read whole
     try:
         if name.endswith(TAR_SUFFIXES):
             with tarfile.open(path, "r:*") as tar:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.inputs import check_input
 from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance, label_problem
 from sjfbsbf.workloads.trace_window import (
     Oversize,
@@ -96,6 +97,8 @@ def read_trace_table(
         raise ValueError("window_jobs and sample draw random jobs: pass rng (a numpy Generator)")
     source = str(path)
     suffix = Path(path).suffix.lower()
+    if suffix in (".csv", ".parquet"):
+        check_input(path)
     if suffix == ".csv":
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
         where, first = "line", 2
