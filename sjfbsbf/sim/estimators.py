@@ -56,38 +56,60 @@ class ParamRule:
     help: str
 
 
-def number_param(
-    low: float, high: float, *, open_low: bool = False, open_high: bool = False
-) -> Callable[[str], float]:
-    def read(text: str) -> float:
+@dataclass(frozen=True, slots=True)
+class NumberParam:
+    """Reads a number in ``[low, high]`` (an end open when ``open_low`` / ``open_high``)."""
+
+    low: float
+    high: float
+    open_low: bool = False
+    open_high: bool = False
+
+    def __call__(self, text: str) -> float:
+        """The number ``text`` spells, if it is finite and in range."""
         try:
             value = float(text)
         except ValueError:
             raise ValueError(f"must be a number, got {text!r}") from None
-        below = value <= low if open_low else value < low
-        above = value >= high if open_high else value > high
+        below = value <= self.low if self.open_low else value < self.low
+        above = value >= self.high if self.open_high else value > self.high
         if not math.isfinite(value) or below or above:
-            left = "(" if open_low else "["
-            right = ")" if open_high else "]"
-            raise ValueError(f"must be in {left}{low:g}, {high:g}{right}, got {text}")
+            left = "(" if self.open_low else "["
+            right = ")" if self.open_high else "]"
+            raise ValueError(f"must be in {left}{self.low:g}, {self.high:g}{right}, got {text}")
         return value
 
-    return read
+
+def number_param(
+    low: float, high: float, *, open_low: bool = False, open_high: bool = False
+) -> Callable[[str], float]:
+    """A reader of a number in ``[low, high]`` (:class:`NumberParam`)."""
+    return NumberParam(low, high, open_low, open_high)
 
 
 def seed_param(text: str) -> int:
+    """Reads a stream key: a whole number 0 … 2^63 − 1 written in digits."""
     if not text.isdigit() or int(text) > MAX_SEED:
         raise ValueError(f"must be a whole number 0 … 2^63 − 1, got {text!r}")
     return int(text)
 
 
-def choice_param(*names: str) -> Callable[[str], str]:
-    def read(text: str) -> str:
-        if text not in names:
-            raise ValueError(f"must be one of {', '.join(names)}, got {text!r}")
+@dataclass(frozen=True, slots=True)
+class ChoiceParam:
+    """Reads one of ``names``."""
+
+    names: tuple[str, ...]
+
+    def __call__(self, text: str) -> str:
+        """``text``, if it is one of the names."""
+        if text not in self.names:
+            raise ValueError(f"must be one of {', '.join(self.names)}, got {text!r}")
         return text
 
-    return read
+
+def choice_param(*names: str) -> Callable[[str], str]:
+    """A reader of one of ``names`` (:class:`ChoiceParam`)."""
+    return ChoiceParam(tuple(names))
 
 
 #: Estimator name -> its parameters (``default=None``: required; ``seed`` defaults to the run's).

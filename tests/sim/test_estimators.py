@@ -266,3 +266,35 @@ def test_the_belief_of_a_measured_world_starts_from_the_fitted_model() -> None:
     )
     assert isinstance(model, ContentionModel)
     assert dict(model.scales or {}) == dict(gavel_fitted().scales or {})
+
+
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [
+        ("lognormal:sigma=0", True),
+        ("lognormal:sigma=-0.000001", False),
+        ("lognormal:sigma=5", True),
+        ("lognormal:sigma=5.000001", False),
+        ("lognormal:sigma=inf", False),
+        ("lognormal:sigma=1,seed=0", True),
+        (f"lognormal:sigma=1,seed={2**63 - 1}", True),
+        (f"lognormal:sigma=1,seed={2**63}", False),
+        ("lognormal:sigma=1,seed=1.0", False),
+        ("history:q=0", False),
+        ("history:q=0.000001", True),
+        ("history:q=0.999999", True),
+        ("history:q=1", False),
+        ("history:prior=0", False),
+        ("history:prior=0.000001", True),
+        ("history:prior=1e12", True),
+        ("history:prior=1.000001e12", False),
+        ("history:by=vc", True),
+        ("history:by=VC", False),
+    ],
+)
+def test_every_parameter_limit_at_and_beside_its_boundary(text: str, accepted: bool) -> None:
+    if accepted:
+        parse_estimator(text)
+    else:
+        with pytest.raises(ValueError, match="must be"):
+            parse_estimator(text)
