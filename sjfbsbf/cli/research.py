@@ -66,6 +66,16 @@ def sweep(
             help="Write into a directory that holds another sweep's results or other files.",
         ),
     ] = False,
+    max_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--max-runs",
+            min=1,
+            metavar="N",
+            help="Refuse a sweep file that expands to more runs than this.",
+            show_default="100,000",
+        ),
+    ] = None,
 ) -> None:
     """Run a sweep (resumable: finished runs are kept and skipped); write results + manifest."""
     from rich.console import Console
@@ -76,7 +86,7 @@ def sweep(
 
     if backend not in ("local", "ray"):
         raise typer.BadParameter("must be 'local' or 'ray'", param_hint="'--backend'")
-    definition = load_sweep(experiment)
+    definition = load_sweep(experiment, max_runs=max_runs)
     target = out if out is not None else default_out_dir(definition)
     from sjfbsbf.experiments.sweep_run import check_out_dir
 

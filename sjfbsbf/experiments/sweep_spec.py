@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 import tomllib
@@ -44,6 +45,8 @@ _VARIANT_KEYS = ("label", "policy", "options", "sim")
 #: A sweep name: it becomes a directory under ``results/``.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _MAX_SEED = 2**63 - 1
+#: Most runs a sweep file may expand to without ``--max-runs`` (docs/security.md).
+MAX_RUNS = 100_000
 #: Input file (path or dataset reference) -> (the file read, its size, its mtime in ns).
 _Stamps = dict[str, tuple[str, int, int]]
 
@@ -113,8 +116,11 @@ class Sweep:
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
 
-def load_sweep(path: str | os.PathLike[str]) -> Sweep:
+def load_sweep(path: str | os.PathLike[str], *, max_runs: int | None = None) -> Sweep:
     """Parse and check a sweep TOML file; hash its input files and the code once.
+
+    ``max_runs`` (default :data:`MAX_RUNS`): the most runs the file may expand to; counted before
+    anything is expanded, so a small file of huge lists is refused at once (docs/security.md).
 
     Raises
     ------
@@ -123,7 +129,7 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
         level, unknown policies or policy options, wrong types, empty lists, duplicate seeds,
         labels or runs, a name that is not a plain directory name, an unreadable input file, a
         dataset reference to an unknown or not yet fetched dataset, a trace window larger than
-        its trace.
+        its trace, more runs than ``max_runs``.
     """
     source = str(path)
     try:
@@ -136,14 +142,17 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
         raise SweepError(f"not valid TOML ({exc})", source=source) from None
     except RecursionError:
         raise SweepError("not valid TOML (nested too deeply)", source=source) from None
-    return _Parser(source).sweep(data, text, Path(path).stem)
+    return _Parser(source, MAX_RUNS if max_runs is None else max_runs).sweep(
+        data, text, Path(path).stem
+    )
 
 
 class _Parser:
     """Checks a parsed sweep file; every error names the file and the dotted key."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, max_runs: int = 0) -> None:
         self.source = source
+        self.max_runs = max_runs or MAX_RUNS
         self.catalogs: dict[str, Any] = {}  # instance file -> its "catalog" value (check_alpha)
 
     def error(self, message: str, key: str | None = None) -> SweepError:
@@ -158,6 +167,7 @@ class _Parser:
         sims = self.points(self.table(data.get("sim", {}), "sim"), SIM_PARAMS, "sim")
         variants = self.variants(self.tables(data, "variants"))
         workloads = self.workloads(self.tables(data, "workloads"))
+        self.cap(len(workloads) * len(sims) * len(seeds) * len(variants), None)
         hashes, stamps = self.hash_inputs(workloads)
         code = code_version()
         runs: list[RunSpec] = []
@@ -276,14 +286,26 @@ class _Parser:
             "name",
         )
 
+    def cap(self, count: int, where: str | None) -> None:
+        """Refuse ``count`` runs (or points of one table) above :attr:`max_runs`."""
+        if count > self.max_runs:
+            raise self.error(
+                f"expands to {count:,} runs, more than the limit of {self.max_runs:,} "
+                "(sjfbsbf sweep --max-runs N raises it)",
+                where,
+            )
+
     def seeds(self, seeds: Any) -> list[int]:
         if not isinstance(seeds, list) or not seeds:
             raise self.error(f"must be a non-empty list of integers, got {seeds!r}", "seeds")
+        self.cap(len(seeds), "seeds")
+        seen: set[int] = set()
         for index, seed in enumerate(seeds):
             if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= _MAX_SEED:
                 raise self.error(f"must be an integer >= 0, got {seed!r}", f"seeds[{index}]")
-            if seed in seeds[:index]:
+            if seed in seen:
                 raise self.error(f"duplicate seed {seed}", f"seeds[{index}]")
+            seen.add(seed)
         return seeds
 
     def table(self, value: Any, where: str) -> dict[str, Any]:
@@ -302,26 +324,32 @@ class _Parser:
     ) -> list[dict[str, Any]]:
         """The product over list values of ``table`` (each value checked, lists non-empty)."""
         self.keys(table, tuple(params), where)
+        count = math.prod(len(v) if isinstance(v, list) else 1 for v in table.values())
+        self.cap(count, where)  # before anything is expanded
         axes: list[list[Any]] = []
         for key in table:
             value = table[key]
             values = value if isinstance(value, list) else [value]
             if not values:
                 raise self.error("empty list: the sweep would have no runs", _join(where, key))
-            checked = []
+            checked: list[Any] = []
+            seen: set[str] = set()
             for index, item in enumerate(values):
                 at = _join(where, key) + (f"[{index}]" if isinstance(value, list) else "")
                 try:
                     checked.append(params[key].check(item))
                 except ValueError as exc:
                     raise self.error(str(exc), at) from None
-                if checked[-1] in checked[:-1]:
+                marker = repr(checked[-1])
+                if marker in seen:
                     raise self.error(f"duplicate value {item!r}", at)
+                seen.add(marker)
             axes.append(checked)
         return [dict(zip(table, combo, strict=True)) for combo in itertools.product(*axes)]
 
     def workloads(self, tables: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
         out: list[tuple[dict[str, Any], str]] = []
+        seen: dict[str, str] = {}  # canonical workload -> where it was given
         for index, table in enumerate(tables):
             where = f"workloads[{index}]"
             kind = table.get("kind")
@@ -340,9 +368,10 @@ class _Parser:
                     workload = canonical_workload({"kind": kind, **point})
                 except ParamError as exc:
                     raise self.error(exc.reason, f"{where}.{exc.key}") from None
-                for other, other_where in out:
-                    if other == workload:
-                        raise self.error(f"gives the same workload as {other_where}", where)
+                marker = json.dumps(workload, sort_keys=True, default=str)
+                if marker in seen:
+                    raise self.error(f"gives the same workload as {seen[marker]}", where)
+                seen[marker] = where
                 out.append((workload, where))
         return out
 
