@@ -20,6 +20,18 @@ def escape(text: str) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
+#: Most characters an error echoes of a value (a field, a row) and of its whole message.
+MAX_ECHO, MAX_MESSAGE = 80, 600
+
+
+def clip(text: str, limit: int = MAX_ECHO) -> str:
+    """``text`` cut to ``limit`` characters, with the number of characters left out: an error
+    never echoes an unbounded value (a 2 GB "header" once made an 84 MB message)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
 class InstanceError(ValueError):
     """Invalid problem data: names where it came from (file, row or job, field).
 
@@ -61,11 +73,12 @@ class InstanceError(ValueError):
         if self.source is not None:
             where.append(str(self.source))
         if self.row is not None:
-            where.append(f"job {self.row}" if isinstance(self.row, int) else str(self.row))
+            where.append(f"job {self.row}" if isinstance(self.row, int) else clip(str(self.row)))
         if self.field is not None:
-            where.append(f"field '{self.field}'")
+            where.append(f"field '{clip(str(self.field))}'")
         prefix = ", ".join(where)
-        return escape(f"{prefix}: {self.message}" if prefix else self.message)
+        message = clip(self.message, MAX_MESSAGE)
+        return escape(f"{prefix}: {message}" if prefix else message)
 
 
 class SweepError(ValueError):
@@ -92,7 +105,8 @@ class SweepError(ValueError):
         if self.key is not None:
             where.append(f"key '{self.key}'")
         prefix = ", ".join(where)
-        return escape(f"{prefix}: {self.message}" if prefix else self.message)
+        message = clip(self.message, MAX_MESSAGE)
+        return escape(f"{prefix}: {message}" if prefix else message)
 
 
 class SweepRunsFailed(RuntimeError):

@@ -9,8 +9,10 @@ file, anything but a regular file, and a file read whole into memory that is lar
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+from typing import IO, Any
 
 from sjfbsbf.core.errors import InstanceError
 
@@ -55,3 +57,46 @@ def check_input(path: str | os.PathLike[str], *, whole: bool = True) -> int:
             source=source,
         )
     return info.st_size
+
+
+#: Longest first (header) line of a CSV table read by the trace loaders: 1 MiB.
+MAX_LINE_BYTES = 1 << 20
+
+
+class _Prefixed(io.RawIOBase):
+    """A byte stream: ``head`` first, then the rest of ``stream``."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+        self._head = head
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            count = min(len(buffer), len(self._head))
+            buffer[:count] = self._head[:count]
+            self._head = self._head[count:]
+            return count
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def bounded_first_line(stream: IO[bytes], source: str) -> IO[bytes]:
+    """``stream`` whole again (the first line read ahead), once its first line is known to end
+    within :data:`MAX_LINE_BYTES` (a file of one huge line is refused before a CSV parser holds
+    it as a header).
+
+    Raises
+    ------
+    InstanceError
+        One line naming ``source``: the first line is longer than the limit.
+    """
+    head = stream.readline(MAX_LINE_BYTES + 1)
+    if len(head) > MAX_LINE_BYTES and not head.endswith(b"\n"):
+        raise InstanceError(
+            f"the first line is longer than {MAX_LINE_BYTES:,} bytes: not a table", source=source
+        )
+    return io.BufferedReader(_Prefixed(head, stream))

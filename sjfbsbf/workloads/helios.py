@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.inputs import MAX_LINE_BYTES
 from sjfbsbf.core.model import Cluster, Instance
 from sjfbsbf.workloads.trace_csv import labels, numbers, read_table, screen_rows, timestamps
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport, build_instance
@@ -138,7 +139,10 @@ def check_helios_archive(path: Path) -> str | None:
                 return "no cluster_log.csv in the archive"
             for log in logs:
                 with archive.open(log) as handle:
-                    header = handle.readline().decode("utf-8", "replace")
+                    head = handle.readline(MAX_LINE_BYTES + 1)
+                if len(head) > MAX_LINE_BYTES:
+                    return f"{log}: the header line is longer than {MAX_LINE_BYTES:,} bytes"
+                header = head.decode("utf-8", "replace")
                 columns = {c.strip() for c in header.split(",")}
                 missing = [c for c in REQUIRED if c not in columns]
                 if missing:

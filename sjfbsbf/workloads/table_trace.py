@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
-from sjfbsbf.core.inputs import check_input
+from sjfbsbf.core.inputs import bounded_first_line, check_input
 from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance, label_problem
 from sjfbsbf.workloads.trace_window import (
     Oversize,
@@ -100,7 +100,13 @@ def read_trace_table(
     if suffix in (".csv", ".parquet"):
         check_input(path)
     if suffix == ".csv":
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        with open(path, "rb") as raw:
+            frame = pd.read_csv(
+                bounded_first_line(raw, source),
+                dtype=str,
+                keep_default_na=False,
+                skipinitialspace=True,
+            )
         where, first = "line", 2
     elif suffix == ".parquet":
         frame = pd.read_parquet(path).astype(object).where(lambda f: f.notna(), "")

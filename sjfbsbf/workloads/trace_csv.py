@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.inputs import bounded_first_line
 from sjfbsbf.core.model import label_problem
 from sjfbsbf.workloads.archive import open_member
 from sjfbsbf.workloads.trace_window import TraceJob
@@ -45,7 +46,8 @@ def read_table(
         The table (text), the label of the file for messages, and the line number
         of its first data row.
     """
-    with open_member(path, member) as (handle, source):
+    with open_member(path, member) as (raw, source):
+        handle = bounded_first_line(raw, source)
         try:
             frame = pd.read_csv(
                 handle,
