@@ -79,9 +79,9 @@ WORKLOAD_PARAMS: Mapping[str, Mapping[str, Param]] = {
         "trace": Param(data_file, required=True, is_file=True),
         "throughputs": Param(data_file, default=DEFAULT_THROUGHPUTS, is_file=True),
         "mode": Param(text("catalog", "duration"), default="catalog"),
-        "first": Param(integer(1)),
+        "first": Param(integer(2)),
         # No default: absent is the whole trace (or its first N jobs), the seed picks nothing.
-        "window": Param(integer(1)),
+        "window": Param(integer(2)),
         "target_load": Param(number(), default=0.75),
         "gpus_per_node": CLUSTER_PARAMS["gpus_per_node"],
         "gpu_mem_gb": CLUSTER_PARAMS["gpu_mem_gb"],
@@ -194,7 +194,15 @@ def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
         return instance if first is None else slice_trace(instance, first=first)
 
     probe = load(Cluster(nodes=1024, gpus_per_node=per_node, gpu_mem_gb=params["gpu_mem_gb"]))
-    nodes = max(1, math.ceil(offered_load(probe, per_node) / params["target_load"]))
+    load_per_node = offered_load(probe, per_node)
+    if not math.isfinite(load_per_node):  # one job, or every job at the same second
+        key = "window" if window is not None else "first" if first is not None else "trace"
+        raise ParamError(
+            key,
+            f"its {probe.num_jobs:,} jobs all arrive at {probe.jobs[0].arrival:g} s: no arrival "
+            "span, so no cluster size gives a target offered load (take more jobs)",
+        )
+    nodes = max(1, math.ceil(load_per_node / params["target_load"]))
     return load(make_cluster({**params, "nodes": nodes}))
 
 
@@ -217,8 +225,18 @@ def check_inputs(workload: Mapping[str, Any], files: Mapping[str, str]) -> None:
     """
     if workload["kind"] in TRACE_PARAMS:
         check_trace_inputs(workload, files)
-    if workload["kind"] == "gavel" and "window" in workload:
-        _check_window(workload["window"], len(read_gavel_trace(files[workload["trace"]])))
+    if workload["kind"] == "gavel":
+        rows = read_gavel_trace(files[workload["trace"]])
+        if "window" in workload:
+            _check_window(workload["window"], len(rows))
+            return
+        kept = rows[: workload.get("first", len(rows))]  # the trace, or its first N jobs
+        if len({row.arrival_s for row in kept}) < 2:
+            raise ParamError(
+                "first" if "first" in workload else "trace",
+                f"its {len(kept):,} jobs all arrive at {kept[0].arrival_s:g} s: no arrival "
+                "span, so no cluster size gives a target offered load (take more jobs)",
+            )
 
 
 def _file(params: Mapping[str, Any], seed: int) -> Instance:

@@ -242,21 +242,25 @@ def test_window_refusals(fetched: Path, tmp_path: Path) -> None:
     with pytest.raises(SweepError, match=r"11 jobs is more than the trace has \(10 jobs\)") as info:
         load_sweep(_write(tmp_path, large))
     assert info.value.key == "workloads[0].window"
-    empty = SWEEP.replace("vc.trace", "other.trace").replace("gpus_per_node = 4", "window = 1")
+    empty = SWEEP.replace("vc.trace", "other.trace").replace("gpus_per_node = 4", "window = 2")
     with pytest.raises(SweepError, match=r"other.trace: the trace has no jobs") as info:
         load_sweep(_write(tmp_path, empty))  # refused by the trace reader itself
     assert info.value.key == "workloads[0].trace"
     bad = tmp_path / "bad.trace"
     bad.write_text("ResNet-18 (batch size 32)\tcmd\n", encoding="utf-8")
     malformed = SWEEP.replace("data:tiny-gavel/vc.trace", str(bad)).replace(
-        "gpus_per_node = 4", "window = 1"
+        "gpus_per_node = 4", "window = 2"
     )
     with pytest.raises(SweepError, match=r"line 1.*2 tab-separated fields, expected 7") as info:
         load_sweep(_write(tmp_path, malformed))
     assert info.value.key == "workloads[0].trace" and str(bad) in str(info.value)
-    zero = SWEEP.replace("gpus_per_node = 4", "gpus_per_node = 4\nwindow = 0")
-    with pytest.raises(SweepError, match=r"must be at least 1, got 0"):
-        load_sweep(_write(tmp_path, zero))
+    for small in (0, 1):  # one job has no arrival span: no cluster size (issue 35 item 12)
+        one = SWEEP.replace("gpus_per_node = 4", f"gpus_per_node = 4\nwindow = {small}")
+        with pytest.raises(SweepError, match=rf"must be at least 2, got {small}"):
+            load_sweep(_write(tmp_path, one))
+    ones = SWEEP.replace("gpus_per_node = 4", "gpus_per_node = 4\nfirst = 1")
+    with pytest.raises(SweepError, match=r"workloads\[0\].first.*must be at least 2, got 1"):
+        load_sweep(_write(tmp_path, ones))
     workload = {"kind": "gavel", "trace": "data:tiny-gavel/vc.trace", "window": 11}
     with pytest.raises(ParamError, match=r"window: 11 jobs is more than the trace has"):
         build_instance({**workload, "throughputs": "data:tiny-table", "gpus_per_node": 4}, 0)
@@ -272,3 +276,19 @@ def test_results_table_names_the_reference(fetched: Path, tmp_path: Path) -> Non
     assert rows["wl_throughputs"].tolist() == ["data:tiny-table"]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
     assert sorted(manifest["inputs"]) == ["data:tiny-gavel/vc.trace", "data:tiny-table"]
+
+
+def test_a_trace_whose_jobs_all_arrive_at_once_is_refused_in_one_line(
+    fetched: Path, tmp_path: Path
+) -> None:
+    """No arrival span: no cluster size gives the target offered load (it used to be an
+    OverflowError traceback in every run; issue 35 item 12)."""
+    same = tmp_path / "same.trace"
+    same.write_text(
+        "".join(f"{R18}\tcmd\t-n\t1\t{1000 * (i + 1)}\t5.0\t1\n" for i in range(3)),
+        encoding="utf-8",
+    )
+    text = SWEEP.replace("data:tiny-gavel/vc.trace", str(same))
+    with pytest.raises(SweepError, match=r"3 jobs all arrive at 5 s: no arrival span") as info:
+        load_sweep(_write(tmp_path, text))
+    assert "\n" not in str(info.value)
