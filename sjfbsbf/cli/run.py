@@ -124,6 +124,7 @@ def simulate(
     from sjfbsbf.experiments.compare import run_policies
 
     instance = read_instance(instance_path)
+    check_dt(instance, options)
     beliefs = beliefs_option(estimator, interference_belief, throughputs, seed=0)
     check_beliefs_fit(beliefs, instance, str(instance_path))
     options.update(
@@ -266,6 +267,7 @@ def compare(
     from sjfbsbf.experiments.report import compare_table, plot_comparison
 
     instance = _load_or_default(instance_path, seed)
+    check_dt(instance, options)
     check_beliefs_fit(beliefs, instance, str(instance_path or "default workload"))
     options.update(interference_options(interference, throughputs, belief_reads=belief_reads))
     if beliefs is not None:
@@ -336,6 +338,16 @@ def _yes_no(flag: object) -> str:
 
 
 # -- helpers of the commands ---------------------------------------------------------------------
+def check_dt(instance: Instance, options: dict[str, Any]) -> None:
+    """Refuse a ``--dt`` too fine for the instance, in one line, before anything runs."""
+    from sjfbsbf.sim.simulator import check_tick_count
+
+    try:
+        check_tick_count(instance, float(options.get("dt", 1.0)))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--dt'") from None
+
+
 def _seed_range(
     text: str | None,
     seed: int | None,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from sjfbsbf.core.errors import SchedulingError
 from sjfbsbf.core.interference import Interference
@@ -120,6 +120,44 @@ def simulate(
     )
 
 
+#: Most ticks a run may span (its arrivals plus every job's exclusive run time, in ticks): tick
+#: indices stay exact up to 2^52; 2^42 leaves a factor of 1,024 for slowdowns and overheads.
+MAX_RUN_TICKS = 2**42
+
+
+def check_tick_count(
+    instance: Instance, dt: float, exclusive: Iterable[float] | None = None
+) -> None:
+    """Refuse, before anything runs, a ``dt`` too fine for ``instance``: the last arrival plus
+    every job's exclusive run time (its longest serial schedule) over :data:`MAX_RUN_TICKS`
+    ticks (a ten-year job at dt = 1e-9 s used to stop mid-run with a traceback).
+
+    Raises
+    ------
+    ValueError
+        One line with the span, the tick count and the smallest ``dt`` that fits.
+    """
+    from sjfbsbf.core.catalog import generic_profile, get_catalog
+    from sjfbsbf.core.perf import exclusive_duration
+
+    if exclusive is None:
+        catalog = get_catalog(instance.catalog)
+        generic = generic_profile(catalog)
+        exclusive = [
+            exclusive_duration(
+                j, generic if j.model is None else catalog[j.model], instance.cluster
+            )
+            for j in instance.jobs
+        ]
+    span = instance.jobs[-1].arrival + float(sum(exclusive))
+    if span / dt > MAX_RUN_TICKS:
+        raise ValueError(
+            f"dt = {dt:g} s is too fine for this instance: its arrivals and run times span up to "
+            f"{span:.3g} s, {span / dt:.3g} ticks (at most {MAX_RUN_TICKS:.3g}); use dt ≥ "
+            f"{span / MAX_RUN_TICKS:.3g} s"
+        )
+
+
 def check_sim_parameters(dt: float, interval: float, restart_overhead: float) -> None:
     """Raise ``ValueError`` unless the simulation parameters are valid (docs/model.md §4).
 
@@ -152,6 +190,7 @@ class _Run:
         dt, interval, restart_overhead = times
         self.restart_ticks = tick_ceil(restart_overhead, dt)
         self.state = SimState(instance, interference, self.restart_ticks * dt)
+        check_tick_count(instance, dt, self.state.exclusive)
         self.world = WorldView(self.state)
         # The policy's view: beliefs, arrived jobs only; the truth only for a replay.
         self.view = ClusterView(
