@@ -13,6 +13,7 @@ computed in :mod:`sjfbsbf.experiments.gap`.
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,9 @@ from typing import Any
 
 from formulations.offline.result import OfflineResult
 from sjfbsbf.core.atomic import write_text_atomic
+from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.instance_io import read_instance
+from sjfbsbf.core.jsonio import read_json
 from sjfbsbf.core.model import Instance
 from sjfbsbf.policies.planned import PlannedStart, Schedule
 
@@ -110,39 +113,86 @@ def write_optima(path: str | os.PathLike[str], entries: dict[str, dict[str, Any]
 
 
 def read_optima(path: str | os.PathLike[str]) -> dict[str, Optimum]:
-    """Read an optima file.
+    """Read an optima file, checking every entry (strict JSON, :func:`read_json`).
 
     Raises
     ------
-    ValueError
-        If the file is not an optima file of a known schema.
-    OSError
-        If it cannot be read.
+    InstanceError
+        (a :class:`ValueError`) One line naming the file, the instance and the field: not an
+        optima file of the known schema, no ``instances`` table, an entry without its ``file``
+        (a plain relative name) or ``status``, a ``dt`` that is not a positive finite number, a
+        bound, value or tolerance that is not a finite number ≥ 0, a malformed schedule entry;
+        or the file cannot be read.
     """
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    source = str(path)
+    data = read_json(path)
     if not isinstance(data, dict) or data.get("schema") != OPTIMA_SCHEMA:
-        raise ValueError(f"{path}: not an optima file (schema {OPTIMA_SCHEMA!r} expected)")
-    out = {}
-    for name, entry in data["instances"].items():
-        schedule = tuple(
-            PlannedStart(
-                int(e["job_id"]), float(e["start"]), tuple(e["gpus"]), int(e["accumulation"])
-            )
-            for e in entry.get("schedule", [])
+        raise InstanceError(
+            f"not an optima file (schema {OPTIMA_SCHEMA!r} expected)", source=source
         )
+    entries = data.get("instances")
+    if not isinstance(entries, dict):
+        raise InstanceError("no 'instances' table", source=source, field="instances")
+    out = {}
+    for name, entry in entries.items():
+
+        def bad(field: str, why: str, name: str = name) -> InstanceError:
+            return InstanceError(why, source=source, row=f"instance {name!r}", field=field)
+
+        if not isinstance(entry, dict):
+            raise bad("", "must be a table")
+        file = entry.get("file")
+        if (
+            not isinstance(file, str)
+            or not file
+            or Path(file).is_absolute()
+            or ".." in Path(file).parts
+        ):
+            raise bad("file", f"must be a file name inside the suite folder, got {file!r}")
+        if not isinstance(entry.get("status"), str):
+            raise bad("status", f"must be a text, got {entry.get('status')!r}")
+        given_dt = entry.get("dt")
+        if not _finite(given_dt) or float(given_dt) <= 0:  # type: ignore[arg-type]
+            raise bad("dt", f"must be a positive number of seconds, got {given_dt!r}")
+        dt = float(given_dt)  # type: ignore[arg-type]
+        values = {}
+        for key in ("bound", "replayed_avg_jct", "objective", "tolerance_s"):
+            value = entry.get(key)
+            if value is not None and (not _finite(value) or value < 0):
+                raise bad(key, f"must be a number ≥ 0 (or absent), got {value!r}")
+            values[key] = value
+        schedule = []
+        for index, e in enumerate(entry.get("schedule", [])):
+            try:
+                start = PlannedStart(
+                    int(e["job_id"]), float(e["start"]), tuple(e["gpus"]), int(e["accumulation"])
+                )
+            except (KeyError, TypeError, ValueError):
+                raise bad(
+                    f"schedule[{index}]", "needs job_id, start, gpus and accumulation"
+                ) from None
+            schedule.append(start)
         known = {"file", "status", "objective", "bound", "replayed_avg_jct", "dt", "tolerance_s"}
         out[name] = Optimum(
             name=name,
-            file=entry["file"],
+            file=file,
             status=entry["status"],
-            bound=entry.get("bound"),
-            replayed_avg_jct=entry.get("replayed_avg_jct", entry.get("objective")),
-            dt=float(entry["dt"]),
-            tolerance_s=float(entry.get("tolerance_s") or 0.0),
-            schedule=schedule,
+            bound=values["bound"],
+            replayed_avg_jct=(
+                values["replayed_avg_jct"]
+                if values["replayed_avg_jct"] is not None
+                else values["objective"]
+            ),
+            dt=dt,
+            tolerance_s=float(values["tolerance_s"] or 0.0),
+            schedule=tuple(schedule),
             details={k: v for k, v in entry.items() if k not in known and k != "schedule"},
         )
     return out
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def load_suite(suite: str | os.PathLike[str]) -> list[tuple[Optimum, Instance]]:
