@@ -13,6 +13,8 @@ Headless (Agg); deterministic (the bootstrap takes a fixed seed).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from sjfbsbf.core.atomic import atomic_path
+from sjfbsbf.core.atomic import atomic_path, check_output
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.experiments.factor_maps import write_factor_maps
 from sjfbsbf.experiments.regimes import (
@@ -336,7 +338,31 @@ def make_figures(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out = Path(out_dir)
+    final = Path(out_dir)
+    final.mkdir(parents=True, exist_ok=True)
+    # Draw into a private folder; move the files into place only once every input was read, so
+    # a corrupt input leaves nothing half-written (issue 35 item 15).
+    out = Path(tempfile.mkdtemp(dir=final, prefix=".figs-"))
+    try:
+        drawn = _draw(results, gaps, out, plt)
+        written = []
+        for path in drawn:
+            target = final / path.name
+            check_output(target)
+            os.replace(path, target)
+            written.append(target)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return written
+
+
+def _draw(
+    results: Sequence[str | os.PathLike[str]],
+    gaps: Sequence[str | os.PathLike[str]],
+    out: Path,
+    plt: Any,
+) -> list[Path]:
+    """Every figure and table of :func:`make_figures`, into ``out``."""
     written: list[Path] = []
     with plt.style.context(STYLE):
         for directory in results:

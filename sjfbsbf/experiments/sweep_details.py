@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path
+from sjfbsbf.core.errors import InstanceError
+from sjfbsbf.core.inputs import check_input
 from sjfbsbf.sim.result import SimResult
 
 #: Most rows of a utilisation series (equal-width time bins over the simulated span).
@@ -91,10 +93,28 @@ def details_problem(record_path: Path) -> str | None:
 
 
 def read_run_jobs(out_dir: str | Path, key: str) -> pd.DataFrame:
-    """The per-job table of run ``key`` of the sweep in ``out_dir``."""
-    return pd.read_parquet(detail_paths(Path(out_dir) / "runs" / f"{key}.json")[0])
+    """The per-job table of run ``key`` of the sweep in ``out_dir``.
+
+    Raises
+    ------
+    InstanceError
+        One line naming the file: missing, not a regular file, or not readable Parquet.
+    """
+    return _read_detail(detail_paths(Path(out_dir) / "runs" / f"{key}.json")[0])
 
 
 def read_run_utilisation(out_dir: str | Path, key: str) -> pd.DataFrame:
-    """The utilisation series of run ``key`` of the sweep in ``out_dir``."""
-    return pd.read_parquet(detail_paths(Path(out_dir) / "runs" / f"{key}.json")[1])
+    """The utilisation series of run ``key`` of the sweep in ``out_dir`` (errors as
+    :func:`read_run_jobs`)."""
+    return _read_detail(detail_paths(Path(out_dir) / "runs" / f"{key}.json")[1])
+
+
+def _read_detail(path: Path) -> pd.DataFrame:
+    check_input(path)
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow's errors (truncated, not Parquet): one line
+        raise InstanceError(
+            f"not a readable run table ({type(exc).__name__}); run the sweep again to rewrite it",
+            source=str(path),
+        ) from None
