@@ -100,17 +100,10 @@ def read_trace_table(
     if suffix in (".csv", ".parquet"):
         check_input(path)
     if suffix == ".csv":
-        with open(path, "rb") as raw:
-            frame = pd.read_csv(
-                bounded_first_line(raw, source),
-                dtype=str,
-                keep_default_na=False,
-                skipinitialspace=True,
-            )
+        frame = _read_csv(path, source)
         where, first = "line", 2
     elif suffix == ".parquet":
-        frame = pd.read_parquet(path).astype(object).where(lambda f: f.notna(), "")
-        frame = frame.map(lambda v: "" if v is None else str(v))
+        frame = _read_parquet(path, source)
         where, first = "row", 1
     else:
         raise InstanceError("a trace table is .csv or .parquet", source=source)
@@ -236,3 +229,40 @@ def _job(
     batch = _integer(values, "batch", source, line)
     iterations = _integer(values, "iterations", source, line)
     return TraceJob(index, submit, gpus, model=model, batch=batch, iterations=iterations)
+
+
+def _read_csv(path: str | os.PathLike[str], source: str) -> pd.DataFrame:
+    """The CSV table as text, or one line saying why it is not one (issue 35 item 11: an empty
+    file, an unterminated quote, binary junk or Latin-1 text were pandas tracebacks)."""
+    with open(path, "rb") as raw:
+        head = raw.read(1 << 16)
+        if b"\x00" in head:
+            raise InstanceError("binary file, not a CSV table (a NUL byte)", source=source)
+        raw.seek(0)
+        try:
+            return pd.read_csv(
+                bounded_first_line(raw, source),
+                dtype=str,
+                keep_default_na=False,
+                skipinitialspace=True,
+                encoding="utf-8",
+            )
+        except pd.errors.EmptyDataError:
+            raise InstanceError("empty file: no header, no rows", source=source) from None
+        except pd.errors.ParserError as exc:
+            why = " ".join(str(exc).split())
+            raise InstanceError(f"not a CSV table ({why})", source=source) from None
+        except UnicodeDecodeError as exc:
+            raise InstanceError(
+                f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x})", source=source
+            ) from None
+
+
+def _read_parquet(path: str | os.PathLike[str], source: str) -> pd.DataFrame:
+    """The Parquet table as text, or one line saying why it is not one."""
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow: empty, truncated or not Parquet at all
+        raise InstanceError(f"not a Parquet table ({type(exc).__name__})", source=source) from None
+    frame = frame.astype(object).where(lambda f: f.notna(), "")
+    return frame.map(lambda v: "" if v is None else str(v))
