@@ -86,10 +86,24 @@ def write_details(record_path: Path, details: dict[str, pd.DataFrame]) -> None:
             frame.to_parquet(tmp, index=False)
 
 
-def details_problem(record_path: Path) -> str | None:
-    """Why an ``ok`` record's tables cannot be used (a missing file), or ``None``."""
-    missing = [p.name for p in detail_paths(record_path) if not p.is_file()]
-    return f"{', '.join(missing)} missing" if missing else None
+def details_problem(record_path: Path, n_jobs: object = None) -> str | None:
+    """Why an ``ok`` record's tables cannot be used, or ``None``: a file missing or not a regular
+    file, not readable Parquet (its footer is read, not its rows), or a per-job table whose row
+    count is not the record's ``n_jobs`` (issue 35 item 16: a truncated table was reused)."""
+    import pyarrow.parquet as pq
+
+    paths = detail_paths(record_path)
+    missing = [p.name for p in paths if p.is_symlink() or not p.is_file()]
+    if missing:
+        return f"{', '.join(missing)} missing"
+    for path in paths:
+        try:
+            rows = pq.read_metadata(path).num_rows
+        except Exception as exc:  # pyarrow: truncated, not Parquet
+            return f"{path.name} unreadable ({type(exc).__name__})"
+        if path == paths[0] and isinstance(n_jobs, int) and rows != n_jobs:
+            return f"{path.name} has {rows} rows, the record {n_jobs} jobs"
+    return None
 
 
 def read_run_jobs(out_dir: str | Path, key: str) -> pd.DataFrame:

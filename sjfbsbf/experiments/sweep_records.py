@@ -128,7 +128,8 @@ def read_record(path: Path, key: str) -> tuple[Record | None, str | None]:
         return None, exc.message
     problem = _record_problem(data, key)
     if problem is None and data.get("status") == "ok":
-        problem = details_problem(path)
+        row = data.get("row")
+        problem = details_problem(path, row.get("n_jobs") if isinstance(row, dict) else None)
     return (None, problem) if problem is not None else (data, None)
 
 

@@ -133,7 +133,8 @@ def test_key_covers_code_files_and_implicit_table(
     monkeypatch.setattr(sweep_spec, "code_version", lambda: "0.1.0+changed")
     assert not set(keys) & {r.key for r in load_sweep(path).runs}
 
-    trace = write(tmp_path / "t.trace", "ResNet-18 (batch size 32)\tp\t--n\t1\t1000\t0\t1\n")
+    job = "ResNet-18 (batch size 32)\tp\t--n\t1\t1000\t{}\t1\n"
+    trace = write(tmp_path / "t.trace", job.format(0) + job.format(60))  # an arrival span
     table = write(tmp_path / "tp.json", '{"v100": {"(\'ResNet-18 (batch size 32)\', 1)": '
                   '{"null": 10.0}}}')  # fmt: skip
     gavel = f'name = "g"\n[[workloads]]\nkind = "gavel"\ntrace = "{trace}"\n'
