@@ -17,6 +17,7 @@ from typing import Any
 from sjfbsbf.core.errors import InstanceError, SweepError
 from sjfbsbf.core.jsonio import read_json
 from sjfbsbf.experiments.constants import CONSTANT_KEYS, with_constants
+from sjfbsbf.experiments.fingerprint import file_digest
 from sjfbsbf.experiments.sweep_details import details_problem, run_details
 from sjfbsbf.experiments.sweep_sim import sim_models
 from sjfbsbf.experiments.sweep_spec import RunSpec
@@ -58,6 +59,7 @@ def execute(run: RunSpec, details: dict[str, Any] | None = None) -> dict[str, An
         beliefs=beliefs,
         **sim,
     )
+    _check_stamps(run)  # everything it read (the throughput table too) was what was hashed
     row: dict[str, Any] = {
         "key": run.key,
         "policy": run.policy,
@@ -79,11 +81,28 @@ def execute(run: RunSpec, details: dict[str, Any] | None = None) -> dict[str, An
     return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
 
 
+#: Input files whose content this process checked against a run key, by path: the (device,
+#: inode, size, mtime_ns, ctime_ns) they had then and the digest they had (in memory only).
+_CHECKED: dict[str, tuple[tuple[int, int, int, int, int], str]] = {}
+
+
 def _check_stamps(run: RunSpec) -> None:
-    for path, size, mtime_ns in run.stamps:
-        stat = os.stat(path)
-        if (stat.st_size, stat.st_mtime_ns) != (size, mtime_ns):
-            raise SweepError(f"input file {path} changed after the sweep hashed it; run it again")
+    """Every input the run reads still has the content (SHA-256) its key was made with
+    (issue 35 item 17: a file swapped with the same size and mtime, ``touch -r``, passed a size
+    and mtime check). A file is hashed again only when its (device, inode, size, mtime_ns,
+    ctime_ns) changes: a write changes ctime, which no user can set back."""
+    for (ref, digest), (path, _, _) in zip(run.inputs, run.stamps, strict=True):
+        info = os.stat(path)
+        key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        known = _CHECKED.get(path)
+        if known is None or known[0] != key:
+            known = (key, file_digest(path)[0])
+            _CHECKED[path] = known
+        if known[1] != digest:
+            raise SweepError(
+                f"input file {path} ({ref}) changed after the sweep hashed it (SHA-256 differs); "
+                "run the sweep again"
+            )
 
 
 def attempt(run: RunSpec) -> Record:

@@ -125,6 +125,23 @@ def test_input_edited_while_the_sweep_runs_fails_the_run(tmp_path: Path) -> None
         run_sweep(sweep, tmp_path / "out")
 
 
+def test_an_input_swapped_with_its_size_and_mtime_kept_fails_the_run(tmp_path: Path) -> None:
+    """Issue 35 item 17: content changed, size and mtime set back (``touch -r``) used to pass
+    the mid-run check and give rows that differ from a clean run with the same key."""
+    import os
+
+    instance = _instance_file(tmp_path / "inst.json", 1)
+    sweep = load_sweep(write(tmp_path / "s.toml", FILE_SWEEP.format(path=instance)))
+    stamp = instance.stat()
+    text = instance.read_text(encoding="utf-8")
+    swapped = text.replace('"arrival": 0.0', '"arrival": 1.0', 1)
+    assert len(swapped) == len(text) and swapped != text
+    instance.write_text(swapped, encoding="utf-8")
+    os.utime(instance, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    with pytest.raises(SweepRunsFailed, match="SHA-256 differs"):
+        run_sweep(sweep, tmp_path / "out")
+
+
 def test_key_covers_code_files_and_implicit_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
