@@ -20,7 +20,8 @@ import json
 import os
 import platform
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -87,6 +88,49 @@ def run_sweep(
     warn = warn or _warn_stderr
     out = Path(out_dir)
     check_out_dir(sweep, out, overwrite=overwrite)
+    out.mkdir(parents=True, exist_ok=True)
+    with folder_lock(out):
+        return _run_locked(sweep, out, workers, backend, progress, warn)
+
+
+@contextmanager
+def folder_lock(out: Path) -> Iterator[None]:
+    """Hold an advisory lock (``fcntl.flock``) on ``out/.sweep.lock`` while a sweep writes there
+    (issue 35 item 18: two sweeps into one folder both ran every run).
+
+    Raises
+    ------
+    SweepError
+        One line: another sweep holds the lock, or the lock file is not a regular file.
+    """
+    import fcntl
+
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(out / LOCK_FILE, flags, 0o644)
+    except OSError as exc:
+        raise SweepError(f"cannot lock the folder ({exc.strerror})", source=str(out)) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SweepError(
+                "another sweep is writing into this folder; wait for it to finish",
+                source=str(out),
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _run_locked(
+    sweep: Sweep,
+    out: Path,
+    workers: int,
+    backend: str,
+    progress: Callable[[int, int], None] | None,
+    warn: Warn,
+) -> pd.DataFrame:
     runs_dir = out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     todo = []
@@ -156,7 +200,11 @@ def collect(
 
 
 #: What a sweep writes into its output directory (and temporaries of atomic writes, ``.*.tmp``).
-SWEEP_OUTPUTS = frozenset({"runs", "results.parquet", "results.csv", "manifest.json"})
+SWEEP_OUTPUTS = frozenset(
+    {"runs", "results.parquet", "results.csv", "manifest.json", ".sweep.lock"}
+)
+#: The advisory lock a running sweep holds in its output directory.
+LOCK_FILE = ".sweep.lock"
 
 
 def check_out_dir(sweep: Sweep, out: Path, *, overwrite: bool = False) -> None:

@@ -79,3 +79,16 @@ def test_the_same_sweep_resumes_and_a_link_or_file_is_refused(tmp_path: Path) ->
     link.symlink_to(out)
     _refused(run(str(path), "--out", str(link)), "symbolic link")
     _refused(run(str(path), "--out", str(path)), "not a directory")
+
+
+def test_a_second_sweep_into_a_locked_folder_is_refused(tmp_path: Path) -> None:
+    """Issue 35 item 18: two sweeps into one folder at once both ran every run; now the second
+    is refused in one line while the first holds the folder's lock."""
+    from sjfbsbf.experiments.sweep_run import folder_lock
+
+    out = tmp_path / "out"
+    path = sweep_file(tmp_path)
+    assert run(str(path), "--out", str(out)).exit_code == 0  # type: ignore[attr-defined]
+    with folder_lock(out):
+        _refused(run(str(path), "--out", str(out)), "another sweep is writing into this folder")
+    assert run(str(path), "--out", str(out)).exit_code == 0  # type: ignore[attr-defined]
