@@ -59,9 +59,16 @@ class _Cli(TyperGroup):
         **extra: Any,
     ) -> Any:
         """Run the command line; on an expected failure print one line and exit non-zero."""
+        import signal
+        import threading
         import warnings
 
         warnings.showwarning = _one_line_warning  # e.g. an unverified dataset, on every use
+        if threading.current_thread() is threading.main_thread():
+            # SIGINT and SIGTERM become Interrupted (not KeyboardInterrupt, which click would
+            # turn into a silent exit code): one line, exit 128 + the signal.
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(signum, _interrupt)
         try:
             value = super().main(
                 args=args,
@@ -86,11 +93,17 @@ class _Cli(TyperGroup):
             fail(f"sjfbsbf: error: {where}{exc.strerror or exc}", EXIT_DATA_ERROR)
         except (typer.Abort, KeyboardInterrupt):
             fail("sjfbsbf: interrupted", 130)
-        except Interrupted as exc:  # SIGTERM during a sweep, after its workers were stopped
-            fail(f"sjfbsbf: interrupted (signal {exc.signum})", 128 + exc.signum)
+        except Interrupted as exc:  # after a sweep's workers were stopped
+            detail = f": {exc.detail}" if exc.detail else ""
+            fail(f"sjfbsbf: interrupted (signal {exc.signum}){detail}", 128 + exc.signum)
         if not standalone_mode:
             return value
         sys.exit(value if isinstance(value, int) else 0)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """The command line's SIGINT and SIGTERM handler."""
+    raise Interrupted(signum)
 
 
 def _one_line_warning(
@@ -281,6 +294,20 @@ def policy_list(text: str, option: str = "--policies") -> list[str]:
     if not names:
         raise typer.BadParameter("no policy name given", param_hint=f"'{option}'")
     return check_policies(names, option)
+
+
+def check_out_dir(out: Path, option: str = "--out") -> None:
+    """Refuse, before anything runs, an output folder that cannot be made or written, without
+    making it (an interrupted or failed command leaves no empty folder behind)."""
+    if out.exists() and not out.is_dir():
+        raise typer.BadParameter(f"{out} exists and is not a directory", param_hint=f"'{option}'")
+    ancestor = out
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise typer.BadParameter(f"{ancestor} is not a directory", param_hint=f"'{option}'")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise typer.BadParameter(f"{ancestor} is not writable", param_hint=f"'{option}'")
 
 
 def check_outputs(

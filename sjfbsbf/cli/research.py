@@ -86,6 +86,13 @@ def sweep(
 
     if backend not in ("local", "ray"):
         raise typer.BadParameter("must be 'local' or 'ray'", param_hint="'--backend'")
+    import importlib.util
+
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise typer.BadParameter(
+            "Ray is not installed (pip install '.[ray]'); nothing was written",
+            param_hint="'--backend'",
+        )
     definition = load_sweep(experiment, max_runs=max_runs)
     target = out if out is not None else default_out_dir(definition)
     from sjfbsbf.experiments.sweep_run import check_out_dir

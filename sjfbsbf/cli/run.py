@@ -35,6 +35,7 @@ from sjfbsbf.cli.common import (
     OptionsOption,
     RestartOption,
     app,
+    check_out_dir,
     check_outputs,
     check_policies,
     describe,
@@ -272,9 +273,7 @@ def compare(
     options.update(interference_options(interference, throughputs, belief_reads=belief_reads))
     if beliefs is not None:
         options["beliefs"] = beliefs
-    if out.exists() and not out.is_dir():
-        raise typer.BadParameter(f"{out} exists and is not a directory", param_hint="'--out'")
-    out.mkdir(parents=True, exist_ok=True)  # fail on an unusable DIR before simulating
+    check_out_dir(out)  # fail on an unusable DIR before simulating (made when written)
     check_outputs(
         [("--out", out / "compare.csv"), ("--out", out / "compare.png")],
         [instance_path, throughputs],
@@ -398,9 +397,7 @@ def _compare_seeds(
     from sjfbsbf.experiments.seeds import run_seeds, seed_summary
     from sjfbsbf.workloads import default_workload
 
-    if out.exists() and not out.is_dir():
-        raise typer.BadParameter(f"{out} exists and is not a directory", param_hint="'--out'")
-    out.mkdir(parents=True, exist_ok=True)
+    check_out_dir(out)
     check_outputs(
         [("--out", out / name) for name in ("compare.csv", "compare-runs.csv", "compare.png")],
         [],

@@ -139,16 +139,19 @@ class SweepRunsFailed(RuntimeError):
 
 
 class Interrupted(BaseException):
-    """SIGTERM arrived while a sweep ran (a BaseException, like KeyboardInterrupt).
+    """SIGINT or SIGTERM arrived while a command ran (a BaseException, like KeyboardInterrupt).
 
     Parameters
     ----------
     signum
         The signal number.
+    detail
+        What was kept, e.g. ``"12 of 40 runs kept"`` (a sweep says it).
     """
 
-    def __init__(self, signum: int) -> None:
+    def __init__(self, signum: int, detail: str = "") -> None:
         self.signum = signum
+        self.detail = detail
         super().__init__(f"interrupted by signal {signum}")
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path, write_text_atomic
-from sjfbsbf.core.errors import SweepError, SweepRunsFailed, escape
+from sjfbsbf.core.errors import Interrupted, SweepError, SweepRunsFailed, escape
 from sjfbsbf.experiments.sweep_backends import run_local, run_ray, signals_raise
 from sjfbsbf.experiments.sweep_details import write_details
 from sjfbsbf.experiments.sweep_records import (
@@ -161,11 +161,15 @@ def _run_locked(
         if progress is not None:
             progress(done, total)
 
-    with signals_raise():
-        if backend == "ray":
-            run_ray(todo, workers, finished)
-        else:
-            run_local(todo, workers, finished)
+    try:
+        with signals_raise():
+            if backend == "ray":
+                run_ray(todo, workers, finished)
+            else:
+                run_local(todo, workers, finished)
+    except (Interrupted, KeyboardInterrupt) as exc:  # the finished runs are on disk
+        signum = exc.signum if isinstance(exc, Interrupted) else 2
+        raise Interrupted(signum, f"{done} of {total} runs kept in {out}") from None
     table = collect(sweep, out, warn=warn)
     _write_manifest(sweep, out, backend, len(table))
     if failures:

@@ -113,13 +113,13 @@ def _gone(pids: list[int], timeout: float = 5) -> bool:
     ("sig", "group", "code", "line"),
     [
         (signal.SIGTERM, False, 128 + signal.SIGTERM, "sjfbsbf: interrupted (signal 15)"),
-        # Ctrl-C reaches the whole group; typer exits 130 without a message (as before), and the
-        # workers, which ignore SIGINT, print no tracebacks.
-        (signal.SIGINT, True, 130, None),
+        # Ctrl-C reaches the whole group: one line too (issue 35 item 19; it used to exit 130
+        # without a word), and the workers, which ignore SIGINT, print no tracebacks.
+        (signal.SIGINT, True, 130, "sjfbsbf: interrupted (signal 2)"),
     ],
 )
 def test_signal_stops_the_workers(
-    tmp_path: Path, sig: signal.Signals, group: bool, code: int, line: str | None
+    tmp_path: Path, sig: signal.Signals, group: bool, code: int, line: str
 ) -> None:
     proc = _start(tmp_path, SLOW.format(fast=""))
     workers: list[int] = []
@@ -131,7 +131,7 @@ def test_signal_stops_the_workers(
             proc.send_signal(sig)
         _, stderr = proc.communicate(timeout=15)
         assert proc.returncode == code
-        assert stderr.strip().splitlines() == ([] if line is None else [line]), stderr
+        assert stderr.strip().splitlines() == [f"{line}: 0 of 2 runs kept in {tmp_path / 'out'}"]
         assert _gone(workers), [(p, _state(p)) for p in workers]
         assert not list((tmp_path / "out" / "runs").glob("*.json"))
     finally:
@@ -179,12 +179,12 @@ policy = "sjf"
 @pytest.mark.parametrize(
     ("sig", "group", "line"),
     [
-        (signal.SIGINT, True, None),
+        (signal.SIGINT, True, "sjfbsbf: interrupted (signal 2)"),
         (signal.SIGTERM, False, "sjfbsbf: interrupted (signal 15)"),
     ],
 )
 def test_signal_while_the_workers_start(
-    tmp_path: Path, sig: signal.Signals, group: bool, line: str | None
+    tmp_path: Path, sig: signal.Signals, group: bool, line: str
 ) -> None:
     """A signal that arrives while the workers are being created (before their initializer
     runs) prints nothing from them: without blocking signals around the submissions, a worker
@@ -203,6 +203,7 @@ def test_signal_while_the_workers_start(
             else:
                 proc.send_signal(sig)
             _, stderr = proc.communicate(timeout=15)
-            assert stderr.strip().splitlines() == ([] if line is None else [line]), stderr
+            out = tmp_path / str(attempt) / "out"
+            assert stderr.strip().splitlines() == [f"{line}: 0 of 2 runs kept in {out}"], stderr
         finally:
             _cleanup(proc, workers)
