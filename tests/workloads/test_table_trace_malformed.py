@@ -21,7 +21,7 @@ CASES = {
     "latin1.csv": (
         "submit_time,num_gpus,duration,vc\n0,1,10,caf\xe9\n".encode("latin-1"),
         "not UTF-8",
-    ),  # fmt: skip
+    ),
     "empty.parquet": (b"", "not a Parquet table"),
     "junk.parquet": (b"PAR1 this is not parquet", "not a Parquet table"),
 }
