@@ -11,10 +11,17 @@ the first n GPUs of each host they use.
 
 At every round with at least one pending job and one host, the policy also runs the sjf-bsbf greedy
 on the same round problem and records both objectives (``stats()["round_log"]``).
+
+A run has a wall-clock ``budget`` (default :data:`DEFAULT_BUDGET`) over all its rounds; when it is
+spent the run stops with :class:`~sjfbsbf.core.errors.BudgetSpent` (no result is changed by the
+budget: a round whose solve was cut by it is never applied). :func:`worst_case_seconds` is the
+estimate the command line compares with it before running.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +33,7 @@ from formulations.round.greedy import greedy_round
 from formulations.round.preprocess import SCALE
 from formulations.round.problem import RoundProblem
 from formulations.round.solve import SOLVERS, solve
+from sjfbsbf.core.errors import BudgetSpent
 from sjfbsbf.policies.board import Board
 from sjfbsbf.policies.plans import SharePlan
 from sjfbsbf.policies.rounds import RoundPolicy
@@ -34,6 +42,36 @@ from sjfbsbf.sim.view import ClusterView
 
 #: Round solvers ``exact-round`` takes: those that solve every round ("matching" does not).
 POLICY_SOLVERS = tuple(name for name in SOLVERS if name != "matching")
+
+#: Default wall-clock budget of one run's rounds (s): an hour.
+DEFAULT_BUDGET = 3600.0
+
+#: Rounds per job in :func:`worst_case_seconds`: a job's arrival and its finish can each leave
+#: jobs waiting next to running ones (periodic decisions while jobs wait can add more).
+ROUNDS_PER_JOB = 2
+
+
+def worst_case_seconds(n_jobs: int, time_limit: float | None) -> float:
+    """Estimated longest solving time of a run: ``ROUNDS_PER_JOB`` rounds per job, each using
+    its whole ``time_limit`` (``inf`` without one). An estimate, not a bound: decisions at the
+    decision interval while jobs wait can add rounds, and most rounds solve in well under 0.1 s
+    (docs/formulations.md §1.6-1.7)."""
+    if time_limit is None:
+        return math.inf if n_jobs else 0.0
+    return ROUNDS_PER_JOB * n_jobs * time_limit
+
+
+def budget_warning(n_jobs: int, time_limit: float | None, budget: float | None) -> str | None:
+    """One line when :func:`worst_case_seconds` exceeds ``budget`` (else ``None``)."""
+    worst = worst_case_seconds(n_jobs, time_limit)
+    if budget is None or worst <= budget:
+        return None
+    limit = "no per-round limit" if time_limit is None else f"{time_limit:g} s each"
+    return (
+        f"exact-round: up to about {ROUNDS_PER_JOB * n_jobs:,} rounds ({limit}) could take "
+        f"{worst:,.0f} s, over the run budget of {budget:,.0f} s; the run stops with an error if "
+        "the budget is spent (-o budget=S raises it, -o time_limit=S caps each round)"
+    )
 
 
 def _tolerance(problem: RoundProblem) -> float:
@@ -57,6 +95,11 @@ class ExactRound:
         CP-SAT workers.
     milp_backend
         ``"highs"`` or ``"cbc"`` for ``solver="milp"``.
+    budget
+        Wall-clock seconds for all rounds of one run (the greedy, the model and the solve;
+        ``None``: no limit). A round solve is limited to what is left of it; if the budget is
+        spent, or a solve was cut short by it, :class:`~sjfbsbf.core.errors.BudgetSpent` is
+        raised, so the budget stops a run but never changes a decision.
     """
 
     #: Always solve (the exact round is not assumed to stay empty while only time passes).
@@ -69,6 +112,7 @@ class ExactRound:
         seed: int = 0,
         num_workers: int = 1,
         milp_backend: str = "highs",
+        budget: float | None = DEFAULT_BUDGET,
     ) -> None:
         if solver not in POLICY_SOLVERS:
             raise ValueError(
@@ -78,7 +122,14 @@ class ExactRound:
             )
         if milp_backend not in ("highs", "cbc"):
             raise ValueError("milp_backend must be 'highs' or 'cbc'")
+        if budget is not None and not (math.isfinite(budget) and budget > 0):
+            raise ValueError(f"budget must be positive and finite seconds (or None), got {budget}")
+        if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
+            raise ValueError(f"time_limit must be positive and finite seconds, got {time_limit}")
         self.solver = solver
+        self.budget = budget
+        #: Wall-clock seconds spent in rounds so far (greedy, model and solve).
+        self.spent = 0.0
         self.time_limit = time_limit
         self.seed = seed
         self.num_workers = num_workers
@@ -104,8 +155,12 @@ class ExactRound:
             policy.note("wait_no_host", len(left))
         if not (left and hosts):
             return None
-        problem = round_problem(view, board, left, policy)
-        assignment = self._solve_round(view.time, problem)
+        started = time.perf_counter()
+        try:
+            problem = round_problem(view, board, left, policy)
+            assignment = self._solve_round(view.time, problem, started)
+        finally:
+            self.spent += time.perf_counter() - started
         idle = board.idle()
         score = 0.0
         for share in assignment.shares:  # shares on the lowest idle ids, jobs in SJF order
@@ -128,18 +183,40 @@ class ExactRound:
         policy.note("wait", len(left) - len(assignment.shares))
         return score if assignment.shares else None
 
-    def _solve_round(self, now: float, problem: RoundProblem) -> RoundAssignment:
+    def _left(self, now: float, started: float) -> float | None:
+        """Seconds of the budget left (``None``: no budget); raises once it is spent."""
+        if self.budget is None:
+            return None
+        left = self.budget - self.spent - (time.perf_counter() - started)
+        if left <= 0:
+            raise self._spent_error(now)
+        return left
+
+    def _spent_error(self, now: float) -> BudgetSpent:
+        return BudgetSpent(
+            f"exact-round: its run budget of {self.budget:g} s was spent after "
+            f"{len(self.round_log)} round(s), at simulated time {now:,.0f} s (-o budget=S "
+            "raises it, -o time_limit=S caps each round)"
+        )
+
+    def _solve_round(self, now: float, problem: RoundProblem, started: float) -> RoundAssignment:
         greedy = greedy_round(problem)
         greedy_score = greedy.score(problem)
+        limit, left = self.time_limit, self._left(now, started)
+        cut = left is not None and (limit is None or left < limit)
+        if cut:
+            limit = left
         result = solve(
             problem,
             self.solver,
-            time_limit=self.time_limit,
+            time_limit=limit,
             seed=self.seed,
             num_workers=self.num_workers,
             milp_backend=self.milp_backend,
             hint=greedy,
         )
+        if cut and result.status not in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE):
+            raise self._spent_error(now)  # a solve the budget cut short is never applied
         self._status[result.status.value] += 1
         chosen = greedy
         exact_score = greedy_score
@@ -178,6 +255,7 @@ class ExactRound:
             "solver_status": dict(self._status),
             "greedy_fallbacks": self._fallbacks,
             "solve_time_s": sum(r["runtime_s"] for r in self.round_log),
+            "budget_spent_s": self.spent,
             "gap_mean": sum(gaps) / len(gaps) if gaps else 0.0,
             "gap_max": max(gaps, default=0.0),
             "exact_better": better,
@@ -197,6 +275,7 @@ def exact_round(
     wait_aware: bool = False,
     mix_idle: bool = True,
     sub_batch: str = "benefit",
+    budget: float | None = DEFAULT_BUDGET,
 ) -> SjfBsbf:
     """SJF-BSBF with each sharing round solved exactly (CP-SAT or a MILP): :class:`ExactRound`.
 
@@ -205,7 +284,7 @@ def exact_round(
 
     Parameters
     ----------
-    solver, time_limit, seed, num_workers, milp_backend
+    solver, time_limit, seed, num_workers, milp_backend, budget
         See :class:`ExactRound`.
     threshold, max_partners, retune, wait_aware, mix_idle
         The estimate options of :class:`~sjfbsbf.policies.sjf_bsbf.SjfBsbf`, same meaning
@@ -215,7 +294,7 @@ def exact_round(
     """
     if sub_batch not in ("benefit", "full"):
         raise ValueError("exact-round supports sub_batch 'benefit' or 'full'")
-    solver_ = ExactRound(solver, time_limit, seed, num_workers, milp_backend)
+    solver_ = ExactRound(solver, time_limit, seed, num_workers, milp_backend, budget)
     return SjfBsbf.with_round_solver(
         solver_,
         "exact-round",

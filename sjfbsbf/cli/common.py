@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from sjfbsbf.core.errors import InstanceError, Interrupted, SweepError, SweepRunsFailed, escape
+from sjfbsbf.core.errors import (
+    BudgetSpent,
+    InstanceError,
+    Interrupted,
+    SweepError,
+    SweepRunsFailed,
+    escape,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -88,6 +95,8 @@ class _Cli(TyperGroup):
             fail(line, exc.exit_code)
         except (InstanceError, SweepError, SweepRunsFailed) as exc:
             fail(f"sjfbsbf: error: {exc}", EXIT_DATA_ERROR)
+        except BudgetSpent as exc:
+            fail(f"sjfbsbf: error: {escape(str(exc))}", EXIT_DATA_ERROR)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename is not None else ""
             fail(f"sjfbsbf: error: {where}{exc.strerror or exc}", EXIT_DATA_ERROR)

@@ -47,6 +47,7 @@ from sjfbsbf.cli.common import (
     stdout,
 )
 from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
+from sjfbsbf.cli.run_checks import check_dt, warn_budget
 
 #: Columns of ``simulate --rounds-csv``: exact-round's per-round log (formulations/policy.py):
 #: time (s), pending jobs and hosts of the round, idle GPUs, solver status and solve time (s),
@@ -126,6 +127,7 @@ def simulate(
 
     instance = read_instance(instance_path)
     check_dt(instance, options)
+    warn_budget([policy], chosen, instance.num_jobs)
     beliefs = beliefs_option(estimator, interference_belief, throughputs, seed=0)
     check_beliefs_fit(beliefs, instance, str(instance_path))
     options.update(
@@ -269,6 +271,7 @@ def compare(
 
     instance = _load_or_default(instance_path, seed)
     check_dt(instance, options)
+    warn_budget(names, chosen, instance.num_jobs)
     check_beliefs_fit(beliefs, instance, str(instance_path or "default workload"))
     options.update(interference_options(interference, throughputs, belief_reads=belief_reads))
     if beliefs is not None:
@@ -337,16 +340,6 @@ def _yes_no(flag: object) -> str:
 
 
 # -- helpers of the commands ---------------------------------------------------------------------
-def check_dt(instance: Instance, options: dict[str, Any]) -> None:
-    """Refuse a ``--dt`` too fine for the instance, in one line, before anything runs."""
-    from sjfbsbf.sim.simulator import check_tick_count
-
-    try:
-        check_tick_count(instance, float(options.get("dt", 1.0)))
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="'--dt'") from None
-
-
 def _seed_range(
     text: str | None,
     seed: int | None,

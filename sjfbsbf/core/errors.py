@@ -155,6 +155,11 @@ class Interrupted(BaseException):
         super().__init__(f"interrupted by signal {signum}")
 
 
+class BudgetSpent(RuntimeError):
+    """A policy spent the wall-clock budget of its whole run (``exact-round``'s ``budget``): the
+    run stops instead of going on for hours; the message says how far it got and how to raise it."""
+
+
 class FeasibilityError(RuntimeError):
     """A scheduling decision violates the cluster model (raised by the feasibility checker)."""
 
