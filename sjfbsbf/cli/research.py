@@ -89,9 +89,10 @@ def sweep(
     import importlib.util
 
     if backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise typer.BadParameter(
-            "Ray is not installed (pip install '.[ray]'); nothing was written",
-            param_hint="'--backend'",
+        # before anything is printed or written; the same line as the backend's own check
+        fail(
+            "sjfbsbf: error: the ray backend needs the optional extra: pip install 'sjfbsbf[ray]'",
+            1,
         )
     definition = load_sweep(experiment, max_runs=max_runs)
     target = out if out is not None else default_out_dir(definition)

@@ -30,6 +30,10 @@ MAX_JOB_ID = 2**53 - 1
 MAX_NODES = 100_000
 #: Most GPUs per node.
 MAX_GPUS_PER_NODE = 1024
+#: Most GPUs of a cluster (nodes × GPUs per node): 2^22 = 4,194,304. The simulator keeps
+#: per-GPU state; at this size one run of the default workload peaks at 588 MiB (docs/model.md
+#: §1; 100,000 × 1,024 GPUs, the earlier limit, ran out of memory).
+MAX_GPUS = 2**22
 #: Largest GPU memory, in GB.
 MAX_GPU_MEM_GB = 100_000.0
 #: Largest all-reduce bandwidth, in GB/s.
@@ -65,6 +69,12 @@ class Cluster:
     def __post_init__(self) -> None:
         for name, top in (("nodes", MAX_NODES), ("gpus_per_node", MAX_GPUS_PER_NODE)):
             _check_int(getattr(self, name), 1, top, None, name)
+        if self.nodes * self.gpus_per_node > MAX_GPUS:
+            raise InstanceError(
+                f"{self.nodes:,} nodes × {self.gpus_per_node:,} GPUs per node = "
+                f"{self.nodes * self.gpus_per_node:,} GPUs; a cluster has at most {MAX_GPUS:,}",
+                field="nodes",
+            )
         for name, limit, unit in (
             ("gpu_mem_gb", MAX_GPU_MEM_GB, "GB"),
             ("intra_bw_gbps", MAX_BANDWIDTH_GBPS, "GB/s"),

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from sjfbsbf.core.instance_io import read_instance
-from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance
+from sjfbsbf.core.model import MAX_GPUS, MAX_NODES, MAX_TIME_S, Cluster, Instance
 from sjfbsbf.experiments.sweep_params import (
     CLUSTER_PARAMS,
     Param,
@@ -203,6 +203,12 @@ def _gavel(params: Mapping[str, Any], seed: int) -> Instance:
             "span, so no cluster size gives a target offered load (take more jobs)",
         )
     nodes = max(1, math.ceil(load_per_node / params["target_load"]))
+    if nodes > min(MAX_NODES, MAX_GPUS // per_node):
+        raise ParamError(
+            "target_load",
+            f"needs {nodes:,} nodes of {per_node:,} GPUs, more than a cluster may have "
+            f"({MAX_NODES:,} nodes, {MAX_GPUS:,} GPUs)",
+        )
     return load(make_cluster({**params, "nodes": nodes}))
 
 
@@ -287,6 +293,12 @@ def canonical_workload(workload: Mapping[str, Any]) -> dict[str, Any]:
             "window",
             "'first' and 'window' exclude each other (the first N jobs, or N from a "
             "random start): give one",
+        )
+    if "nodes" in out and "gpus_per_node" in out and out["nodes"] * out["gpus_per_node"] > MAX_GPUS:
+        raise ParamError(
+            "nodes",
+            f"{out['nodes']:,} nodes × {out['gpus_per_node']:,} GPUs per node is more than "
+            f"{MAX_GPUS:,} GPUs",
         )
     if kind == "default":
         _check_durations(out)

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from sjfbsbf.core.model import MAX_NODES, Cluster, Instance
+from sjfbsbf.core.model import MAX_GPUS, MAX_NODES, Cluster, Instance
 from sjfbsbf.workloads.gavel import GavelThroughputs, Mode, load_gavel_trace_report
 from sjfbsbf.workloads.gavel_trace import read_gavel_trace
 from sjfbsbf.workloads.trace_window import TraceJob, TraceOptions, TraceReport, build_instance
@@ -62,7 +62,8 @@ def load_gavel_trace_with(
         raise ValueError("window_jobs and sample draw random jobs: pass rng (a numpy Generator)")
     # "cap": the Gavel loader caps; else room for every job at its trace GPU count, which the
     # options then drop or refuse.
-    read_on = cluster if options.oversize == "cap" else replace(cluster, nodes=MAX_NODES)
+    widest = min(MAX_NODES, MAX_GPUS // cluster.gpus_per_node)
+    read_on = cluster if options.oversize == "cap" else replace(cluster, nodes=widest)
     full, loaded = load_gavel_trace_report(
         path, throughputs, cluster=read_on, gpu_type=gpu_type, mode=mode
     )

@@ -50,6 +50,8 @@ BAD_INPUT = {
     "id_limit.json": ", jobs[0], field 'id': must be at most 9,007,199,254,740,991, got "
     "9,007,199,254,740,992",
     "cluster_limit.json": ", cluster, field 'nodes': must be at most 100,000, got 1,000,000",
+    "cluster_gpus_limit.json": ", cluster, field 'nodes': 100,000 nodes × 1,024 GPUs per node = "
+    "102,400,000 GPUs; a cluster has at most 4,194,304",
     "generic_memory.json": ", job 0, field 'duration': a duration-only job needs 4.78 GB per "
     "GPU (the generic profile of catalog 'default'), more than the cluster's 4 GB",
     "control_chars.json": ", job 6, field 'pri\\x1b[31mority\\n': unknown key (allowed: "

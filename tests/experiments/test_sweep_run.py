@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sjfbsbf.cli import app
-from sjfbsbf.core.errors import SweepError, SweepRunsFailed
+from sjfbsbf.core.errors import Interrupted, SweepError, SweepRunsFailed
 from sjfbsbf.core.instance_io import instance_to_dict
 from sjfbsbf.experiments import sweep_spec
 from sjfbsbf.experiments.sweep import (
@@ -321,8 +321,9 @@ def test_ray_backend_cancels_pending_tasks_on_interrupt(
     fake = _FakeRay(interrupt_after=1)
     monkeypatch.setitem(sys.modules, "ray", fake)
     sweep = load_sweep(write(tmp_path / "s.toml", TINY.format(mem=12.0, label="sjf")))
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Interrupted, match="signal 2") as info:
         run_sweep(sweep, tmp_path / "out", backend="ray", workers=3)
+    assert info.value.detail == f"1 of 4 runs kept in {tmp_path / 'out'}"
     assert len(fake.cancelled) == 2  # 3 in flight, 1 finished, the interrupted one popped
     assert len(list((tmp_path / "out" / "runs").glob("*.json"))) == 1
 
@@ -337,6 +338,7 @@ def test_ray_missing_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert result.stderr == (
         "sjfbsbf: error: the ray backend needs the optional extra: pip install 'sjfbsbf[ray]'\n"
     )
+    assert not (tmp_path / "o").exists()  # refused before anything was written
 
 
 def test_cli_reports_a_truncated_record_and_reruns_it(tmp_path: Path) -> None:
