@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
                         backend,
                         time_limit=args.time_limit,
                         num_workers=args.workers,
+                        deterministic=True,
                     )
                     elapsed = time.perf_counter() - started
                     gap = result.gap
@@ -163,6 +164,7 @@ def scale(args: argparse.Namespace) -> int:
                     backend,
                     time_limit=args.time_limit,
                     num_workers=args.workers,
+                    deterministic=True,
                     **extra,
                 )
                 wall = time.perf_counter() - started

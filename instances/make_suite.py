@@ -96,9 +96,12 @@ def main(argv: list[str] | None = None) -> int:
                 seed=args.seed,
                 num_workers=args.workers,
                 search=args.search,
+                deterministic=True,  # the suite must reproduce (docs/formulations.md §2.6)
             )
         except ModelTooLarge:
-            result = solve_offline(instance, "bounds", dt=DT, seed=args.seed, search=args.search)
+            result = solve_offline(
+                instance, "bounds", dt=DT, seed=args.seed, search=args.search, deterministic=True
+            )
         searched = {} if args.search is None else {"search": args.search}
         new = record(
             spec.name,

@@ -39,6 +39,11 @@ TANGENTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 WALL_GUARD_S = 120.0
 #: Largest LP solved, in estimated variables (50 jobs on 8 GPUs: about 400,000–700,000).
 MAX_VARIABLES = 800_000
+#: Seconds per LP variable to build the fluid LP and hand it to HiGHS, before HiGHS starts
+#: (measured on the reference 2-core machine: 18 s for the 297,620 variables of n50-g8-all-a,
+#: HiGHS's 4.7 s included). ``solve_offline``'s wall-clock mode runs the LP only when this
+#: estimate is at most half of the time left, since building it cannot be stopped.
+SECONDS_PER_VARIABLE = 6e-5
 #: ``RelaxationBound.limit`` of an LP too large to solve (:data:`MAX_VARIABLES`).
 SIZE_LIMIT = "size"
 
@@ -180,6 +185,7 @@ def fluid_bound(
     time_limit: float | None = WALL_GUARD_S,
     max_variables: int | None = MAX_VARIABLES,
     seed: int = 0,
+    deadline: float | None = None,
 ) -> RelaxationBound:
     """Solve the fluid LP on HiGHS; its optimum bounds the model's average JCT from below.
 
@@ -196,6 +202,9 @@ def fluid_bound(
         a larger one comes back UNKNOWN without a bound, ``limit`` ``"size"``.
     seed
         HiGHS's random seed.
+    deadline
+        A ``time.monotonic()`` value HiGHS must not pass (``None``: none); building the LP
+        before it is not stopped by it.
     """
     if data.infeasible is not None:
         return RelaxationBound(SolveStatus.INFEASIBLE, None, 0.0)
@@ -203,7 +212,9 @@ def fluid_bound(
         return RelaxationBound(SolveStatus.UNKNOWN, None, 0.0, SIZE_LIMIT)
     prob, _ = build_fluid(data, intervals=intervals)
     run = engine.solve(
-        prob, EngineOptions(time_limit=time_limit, seed=seed, workers=1), backend="highs"
+        prob,
+        EngineOptions(time_limit=time_limit, seed=seed, workers=1, deadline=deadline),
+        backend="highs",
     )
     bound = run.objective if run.status is SolveStatus.OPTIMAL else None
     return RelaxationBound(run.status, bound, run.runtime_s, run.limit)

@@ -95,6 +95,7 @@ def placement_free_bound(
     hinted: bool = True,
     deadline: float | None = None,
     lb_tree_search: bool = False,
+    deterministic: bool = True,
 ) -> RelaxationBound:
     """Solve the placement-free model with CP-SAT; its optimum (or CP-SAT's bound when the
     limit stops it) bounds the model's average JCT from below.
@@ -115,6 +116,8 @@ def placement_free_bound(
     lb_tree_search
         CP-SAT's ``optimize_with_lb_tree_search``: a search that raises the bound faster in a
         short budget but proves optima later (docs/formulations.md §2.10 item 6, measured).
+    deterministic
+        ``False``: ``time_limit`` is wall-clock seconds (not reproducible).
 
     Returns
     -------
@@ -131,7 +134,7 @@ def placement_free_bound(
         hints = [(lit, value) for lit, value in schedule_hints(data, v) if id(lit) not in gpu_ids]
     options = EngineOptions(
         time_limit=time_limit,
-        deterministic=True,
+        deterministic=deterministic,
         workers=workers,
         seed=seed,
         deadline=deadline,

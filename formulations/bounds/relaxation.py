@@ -269,6 +269,7 @@ def relaxation_bound(
     time_limit: float | None = WALL_GUARD_S,
     max_binaries: int | None = MAX_BINARIES,
     seed: int = 0,
+    deadline: float | None = None,
 ) -> RelaxationBound:
     """Solve the placement-free relaxation; its optimum (or HiGHS's bound) bounds the model's.
 
@@ -289,11 +290,14 @@ def relaxation_bound(
         root node alone took 32 s at 2,700 binaries and over 120 s at 11,800).
     seed
         HiGHS's random seed.
+    deadline
+        A ``time.monotonic()`` value the solve must not pass (``None``: none): HiGHS's limit is
+        cut to the time left when it starts (``solve_offline``'s wall-clock mode).
     """
     if data.infeasible is not None:
         return RelaxationBound(SolveStatus.INFEASIBLE, None, 0.0)
     prob, _ = build_relaxation(data)
-    return solve_mip_bound(prob, max_nodes, time_limit, max_binaries, seed)
+    return solve_mip_bound(prob, max_nodes, time_limit, max_binaries, seed, deadline)
 
 
 def solve_mip_bound(
@@ -302,6 +306,7 @@ def solve_mip_bound(
     time_limit: float | None,
     max_binaries: int | None,
     seed: int,
+    deadline: float | None = None,
 ) -> RelaxationBound:
     """Solve a relaxation MILP on HiGHS (the arguments of :func:`relaxation_bound`): its optimum,
     or HiGHS's bound when a limit stopped it; UNKNOWN with ``limit`` ``"size"`` above
@@ -311,7 +316,7 @@ def solve_mip_bound(
         return RelaxationBound(SolveStatus.UNKNOWN, None, 0.0, SIZE_LIMIT)
     run = engine.solve(
         prob,
-        EngineOptions(time_limit=time_limit, seed=seed, workers=1),
+        EngineOptions(time_limit=time_limit, seed=seed, workers=1, deadline=deadline),
         backend="highs",
         gap_rel=0.0,
         gap_abs=1e-7,

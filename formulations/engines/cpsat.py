@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -64,8 +64,13 @@ def solve(
         parameters.max_time_in_seconds = wall
     for name, setting in options.cpsat_parameters:
         _set_parameter(parameters, name, setting)
+    if options.on_bound is not None:
+        solver.best_bound_callback = options.on_bound
     started = time.perf_counter()
-    code = solver.solve(model)
+    if options.on_incumbent is not None:
+        code = solver.solve(model, _Incumbents(options.on_incumbent))
+    else:
+        code = solver.solve(model)
     elapsed = time.perf_counter() - started
     status = status_of(
         optimal=code == cp_model.OPTIMAL,
@@ -98,6 +103,18 @@ def solve(
             "deterministic_time": deterministic,
         },
     )
+
+
+class _Incumbents(cp_model.CpSolverSolutionCallback):
+    """Reports each solution's objective (:attr:`EngineOptions.on_incumbent`)."""
+
+    def __init__(self, report: Callable[[float], None]) -> None:
+        super().__init__()
+        self._report = report
+
+    def on_solution_callback(self) -> None:
+        """Called by CP-SAT with each new solution."""
+        self._report(float(self.objective_value))
 
 
 def _set_parameter(parameters: Any, name: str, value: bool | int | float | str) -> None:

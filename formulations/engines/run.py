@@ -45,6 +45,10 @@ class EngineOptions:
         CP-SAT only: further ``SatParameters`` fields by name, set after the ones above, e.g.
         ``(("optimize_with_lb_tree_search", True),)``; a name CP-SAT does not know, or a value of
         the wrong type, is refused (``ValueError``) before the solve.
+    on_incumbent, on_bound
+        CP-SAT only: called with the objective of each new solution and with each new best
+        bound, in the model's units, while it solves (progress display; they do not change
+        the search). ``None``: not called.
     """
 
     time_limit: float | None = None
@@ -54,6 +58,8 @@ class EngineOptions:
     workers: int = 1
     log: bool = False
     cpsat_parameters: tuple[tuple[str, bool | int | float | str], ...] = ()
+    on_incumbent: Callable[[float], None] | None = field(default=None, compare=False)
+    on_bound: Callable[[float], None] | None = field(default=None, compare=False)
 
     @property
     def limited(self) -> bool:

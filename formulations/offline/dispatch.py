@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from formulations.offline.backend import JobPlan, RawSolve
 from formulations.offline.data import OfflineData
 
@@ -16,9 +18,12 @@ def run_backend(
     hint: bool,
     excluded: list[dict[int, JobPlan]],
     deadline: float | None,
+    deterministic: bool = True,
+    observer: Callable[[str, float], None] | None = None,
 ) -> RawSolve:
     """Solve ``data`` once with the CP-SAT model or the MILP (``solver``), cutting off
-    ``excluded`` (the arguments of :func:`formulations.offline.solve_offline`)."""
+    ``excluded`` (the arguments of :func:`formulations.offline.solve_offline`; ``deterministic``
+    and ``observer`` concern CP-SAT only: the MILP's limit is always wall-clock)."""
     if solver == "cpsat":
         from formulations.offline.cpsat import solve_cpsat
 
@@ -30,6 +35,8 @@ def run_backend(
             hint=hint,
             exclude=excluded,
             deadline=deadline,
+            deterministic=deterministic,
+            observer=observer,
         )
     from formulations.offline.milp import solve_milp
 

@@ -63,6 +63,7 @@ def preprocess(
     search: int = 0,
     seed: int = 0,
     incumbent: HeuristicRun | None = None,
+    deadline: float | None = None,
 ) -> OfflineData:
     """Compute the offline model's data for ``instance`` with slots of ``dt`` seconds.
 
@@ -93,6 +94,9 @@ def preprocess(
     incumbent
         A simulated schedule of the decision space to bound the windows with instead of the
         heuristics' (e.g. the model's best so far); not re-simulated.
+    deadline
+        ``time.monotonic()`` value after which the incumbent search starts no simulation
+        (``None``: none; ``solve_offline``'s wall-clock mode).
 
     Raises
     ------
@@ -133,7 +137,9 @@ def preprocess(
         else:
             heuristic = best_heuristic(instance, dt, model)
             if search > 0:
-                heuristic = search_incumbent(instance, dt, model, heuristic, search, seed=seed)
+                heuristic = search_incumbent(
+                    instance, dt, model, heuristic, search, seed=seed, deadline=deadline
+                )
     check_size(size_estimate(instance, dt, options, heuristic, horizon), max_cells)
 
     occupied = occupants(instance, tables)

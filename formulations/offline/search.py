@@ -21,6 +21,7 @@ and its JCT is the simulator's. The best run wins (ties: the earlier one, the he
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -100,6 +101,7 @@ def search_incumbent(
     evaluations: int,
     *,
     seed: int = 0,
+    deadline: float | None = None,
 ) -> HeuristicRun:
     """The best of ``start`` and the runs of the search (module docstring).
 
@@ -113,6 +115,9 @@ def search_incumbent(
         Simulations to spend (the search's only budget, so the result is reproducible).
     seed
         Seed of the moves' generator.
+    deadline
+        A ``time.monotonic()`` value after which no further simulation starts (``None``: none;
+        the wall-clock mode of ``solve_offline``, not reproducible when it stops the search).
     """
     if evaluations < 0:
         raise ValueError(f"evaluations must be non-negative, got {evaluations}")
@@ -125,7 +130,13 @@ def search_incumbent(
             best = run
 
     tried: list[tuple[float, int]] = []  # (total JCT, variant index)
+
+    def late() -> bool:
+        return deadline is not None and time.monotonic() >= deadline
+
     for index, options in enumerate(VARIANTS[:budget]):
+        if late():
+            return best
         run = run_policy(instance, SjfBsbf(**options), variant_label(options), dt, interference)
         tried.append((run.total_jct, index))
         better(run)
@@ -142,6 +153,8 @@ def search_incumbent(
     rng = np.random.default_rng(seed)
     n = instance.num_jobs
     for step in range(max(budget, 0)):
+        if late():
+            break
         source, target = (int(v) for v in rng.integers(n, size=2))
         if source == target:
             target = (source + 1) % n

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from formulations.offline.backend import JobPlan, model_finish, to_schedule
 from formulations.offline.data import OfflineData
 from formulations.offline.dispatch import run_backend
-from formulations.offline.heuristic import HeuristicRun
+from formulations.offline.observe import SolveProgress, Tracker
 from formulations.offline.preprocess import preprocess
 from formulations.offline.replay import replay_value
 from formulations.offline.result import OfflineResult
@@ -61,7 +62,7 @@ def objective_tolerance(data: OfflineData, value: float) -> float:
 
 
 @dataclass(frozen=True)
-class _Best:
+class Best:
     """The best replayed schedule so far."""
 
     schedule: Schedule
@@ -89,6 +90,8 @@ def solve_offline(
     placement_free: float | None = None,
     placement_free_lb_tree: bool = False,
     search: int | None = None,
+    deterministic: bool = True,
+    progress: Callable[[SolveProgress], None] | None = None,
 ) -> OfflineResult:
     """Solve the offline problem of ``instance`` with slots of ``dt`` seconds.
 
@@ -104,10 +107,16 @@ def solve_offline(
     dt
         Slot length = the simulator's tick used to replay the schedule (s).
     time_limit
-        Budget for all model solves together (``None``: none; brute force ignores it). CP-SAT
-        counts deterministic time (reproducible with one worker), and the whole call stops at
-        3 · limit + 30 wall-clock seconds; the MILP counts wall-clock seconds from the start of
-        the call, preprocessing and model building included.
+        Budget (``None``: none; brute force ignores it). With ``deterministic`` (the default)
+        it is for all model solves together: CP-SAT counts deterministic time (reproducible with
+        one worker), and the whole call stops at 3 · limit + 30 wall-clock seconds; the MILP
+        counts wall-clock seconds from the start of the call, preprocessing and model building
+        included. Without it, wall-clock seconds for the whole call: heuristics and search, the
+        relaxation and fluid bounds, model building, solving and replays (§2.6).
+    deterministic
+        ``True``: the reproducible mode above (the suite, the tests, ``make_suite.py``).
+        ``False``: ``time_limit`` caps the call's wall-clock time; what it stops is not
+        reproducible.
     seed
         Random seed (CP-SAT ``random_seed``, HiGHS ``random_seed``).
     num_workers
@@ -143,6 +152,10 @@ def solve_offline(
         Simulations of the incumbent search after the heuristics (:mod:`.search`, §2.2): a
         better schedule tightens the windows and the hint. ``None``: ``BOUNDS_SEARCH`` for
         ``"bounds"``, 0 (none) for the model.
+    progress
+        Called with a :class:`~formulations.offline.observe.SolveProgress` at each phase and
+        at each better schedule or bound (CP-SAT reports its incumbents and bounds while it
+        solves); it does not change the result.
 
     Returns
     -------
@@ -181,29 +194,41 @@ def solve_offline(
         from formulations.offline.brute import solve_brute
 
         return solve_brute(instance, dt, interference=model)
+    tracker = Tracker(progress)
     deadline = None
-    if time_limit is not None:
+    if time_limit is not None and not deterministic:
+        deadline = time.monotonic() + time_limit  # the whole call (§2.6)
+    elif time_limit is not None:
         wall = time_limit if solver == "milp" else WALL_GUARD_FACTOR * time_limit
         deadline = time.monotonic() + wall + (0.0 if solver == "milp" else WALL_GUARD_EXTRA_S)
     cells = max_model_cells
     if solver == "bounds":
         relaxation = True
         cells = None if max_model_cells is None else BOUNDS_SIZE_FACTOR * max_model_cells
+    tracker.phase("heuristics")
     data = preprocess(
-        instance, dt, interference=model, horizon=horizon, max_cells=cells, search=search, seed=seed
+        instance,
+        dt,
+        interference=model,
+        horizon=horizon,
+        max_cells=cells,
+        search=search,
+        seed=seed,
+        deadline=None if deterministic else deadline,
     )
     combinatorial = data.lower_bound_total / len(data.jobs)  # Σ LB_j, SRPT (§2.2)
+    if data.heuristic is not None:
+        tracker.observe("incumbent", data.heuristic.avg_jct)
+    if data.infeasible is None:
+        tracker.observe("bound", combinatorial)
     relaxed: RelaxationBound | None = None
     fluid: RelaxationBound | None = None
+    skipped: str | None = None  # why the fluid LP did not run (wall-clock mode)
     if relaxation and data.infeasible is None:
-        from formulations.bounds.fluid import fluid_bound  # bounds imports offline
-        from formulations.bounds.relaxation import relaxation_bound
+        from formulations.offline.bound_steps import early_bounds  # bounds imports offline
 
-        relaxed = relaxation_bound(data, seed=seed)
-        fluid = fluid_bound(data, seed=seed)
-        for value in (relaxed.bound, fluid.bound):
-            if value is not None and value * len(data.jobs) > data.lower_bound_total:
-                data = replace(data, lower_bound_total=value * len(data.jobs))
+        early = early_bounds(data, seed, None if deterministic else deadline, tracker)
+        data, relaxed, fluid, skipped = early.data, early.relaxed, early.fluid, early.fluid_skipped
     info: dict[str, Any] = {
         "dt": dt,
         "horizon": data.horizon,
@@ -213,7 +238,10 @@ def solve_offline(
         "num_workers": num_workers,
         "seed": seed,
         "search": search,
+        "clock": "deterministic" if deterministic else "wall",
     }
+    if skipped is not None:
+        info["fluid_skipped"] = skipped
     for key, found in (("relaxation", relaxed), ("fluid", fluid)):  # RelaxationBound | None
         if found is not None:
             info[key] = found.as_info()
@@ -234,10 +262,10 @@ def solve_offline(
         info["reason"] = data.infeasible
         return result(SolveStatus.INFEASIBLE)
 
-    best: _Best | None = None
+    best: Best | None = None
     if data.heuristic is not None:
         run = data.heuristic
-        best = _Best(run.schedule, run.avg_jct, f"heuristic:{run.policy}", None, run.finish)
+        best = Best(run.schedule, run.avg_jct, f"heuristic:{run.policy}", None, run.finish)
     trivial = data.lower_bound_total / len(data.jobs)
     model_bound: float | None = None  # lower bound over the schedules not cut off
     excluded: list[dict[int, JobPlan]] = []
@@ -249,13 +277,26 @@ def solve_offline(
         proven = True  # the heuristic meets the preprocessing's bound: no model to solve
     for number in range(0 if proven or solver == "bounds" else max_rounds):
         remaining = None if time_limit is None else time_limit - budget_used
+        if not deterministic and deadline is not None:
+            remaining = deadline - time.monotonic()
         if (remaining is not None and remaining <= 0) or (
             deadline is not None and time.monotonic() >= deadline
         ):
             info["limit"] = info.get("limit", "time limit")
             break
+        tracker.phase(f"model {number + 1}")
         raw = run_backend(
-            data, solver, remaining, seed, num_workers, milp_backend, hint, excluded, deadline
+            data,
+            solver,
+            remaining,
+            seed,
+            num_workers,
+            milp_backend,
+            hint,
+            excluded,
+            deadline,
+            deterministic=deterministic,
+            observer=tracker.observe,
         )
         runtime += raw.runtime_s
         used = float(raw.info.get("budget_used", raw.runtime_s))
@@ -271,6 +312,7 @@ def solve_offline(
         info.update({k: v for k, v in raw.info.items() if k != "budget_used"})
         if raw.bound is not None and raw.status is not SolveStatus.INFEASIBLE:
             model_bound = raw.bound if model_bound is None else max(model_bound, raw.bound)
+            tracker.observe("bound", model_bound)
         if raw.status is SolveStatus.INFEASIBLE:
             if number == 0 and best is not None:
                 raise RuntimeError(
@@ -291,7 +333,7 @@ def solve_offline(
         )
         record.update({"replayed_avg_jct": replayed, "replay_within_tolerance": within})
         if replayed is not None and _better(replayed, best):
-            best = _Best(schedule, replayed, "model", raw.objective, finish)
+            best = Best(schedule, replayed, "model", raw.objective, finish)
             info["model_finish"] = {
                 data.jobs[i].job_id: model_finish(data, plan) for i, plan in raw.plans.items()
             }
@@ -309,25 +351,20 @@ def solve_offline(
             info["limit"] = f"{max_rounds} rounds"
     free_bound: float | None = None
     if placement_free is not None and not proven and best is not None and solver != "bounds":
-        from formulations.bounds.placement_free import placement_free_bound
+        from formulations.offline.bound_steps import placement_free_step
 
-        wall = WALL_GUARD_FACTOR * placement_free + WALL_GUARD_EXTRA_S
-        # Windows from the model's better schedule, if it found one (§2.2): preprocessed again
-        # without the heuristics (the pairs follow the narrower windows).
-        free_data = data
-        if best.source == "model":
-            total = best.avg_jct * len(data.jobs)
-            run = HeuristicRun("model", best.schedule, total, best.finish)
-            free_data = preprocess(
-                instance, dt, interference=model, horizon=horizon, max_cells=None, incumbent=run
-            )
-        found = placement_free_bound(
-            free_data,
-            time_limit=placement_free,
-            workers=num_workers,
+        free_data, found = placement_free_step(
+            instance,
+            data,
+            best,
+            placement_free,
+            placement_free_lb_tree,
             seed=seed,
-            deadline=time.monotonic() + wall,
-            lb_tree_search=placement_free_lb_tree,
+            num_workers=num_workers,
+            horizon=horizon,
+            interference=model,
+            deterministic=deterministic,
+            tracker=tracker,
         )
         info["placement_free"] = found.as_info() | {
             "horizon": free_data.horizon,
@@ -374,10 +411,12 @@ def solve_offline(
     if best.source != "model":
         info.pop("model_finish", None)
     final = SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE
+    tracker.observe("incumbent", best.avg_jct)
+    tracker.phase("done")
     return result(final, best.schedule, best.model_objective, best.avg_jct, lower_bound, runtime)
 
 
-def _better(replayed: float, best: _Best | None) -> bool:
+def _better(replayed: float, best: Best | None) -> bool:
     """Whether a model schedule replaying at ``replayed`` replaces ``best`` (ties: the model's)."""
     if best is None:
         return True

@@ -65,12 +65,17 @@ def solver_line(solver: str, info: dict[str, Any], time_limit: float) -> str:
             f"no model: the best non-preemptive heuristic after {info.get('search', 0)} search "
             "simulations, and the lower bounds (deterministic)"
         )
+    wall = info.get("clock") == "wall"
+    skipped = "; fluid LP skipped (no time for it)" if "fluid_skipped" in info else ""
     if solver == "cpsat":
         workers = info.get("num_workers", 1)
-        line = (
-            f"CP-SAT, {workers} worker{'s' if workers != 1 else ''}, seed {info.get('seed')}, "
-            f"deterministic time limit {time_limit:g}"
-        )
+        line = f"CP-SAT, {workers} worker{'s' if workers != 1 else ''}, seed {info.get('seed')}, "
+        if wall:
+            line += f"wall-clock limit {time_limit:g} s for the whole solve"
+            if limit is not None:
+                line += " (reached: not reproducible; --deterministic for a reproducible run)"
+            return line + skipped
+        line += f"deterministic time limit {time_limit:g}"
         if limit == "wall-clock guard":
             line += " (stopped by the wall-clock guard: not reproducible)"
         elif limit is not None:
@@ -80,10 +85,11 @@ def solver_line(solver: str, info: dict[str, Any], time_limit: float) -> str:
                 else " (reached: with several workers a stopped run may differ from run to run)"
             )
         return line
-    line = f"MILP ({info.get('backend', 'highs')}), wall-clock time limit {time_limit:g} s"
+    scope = "for the whole solve" if wall else "(model building included)"
+    line = f"MILP ({info.get('backend', 'highs')}), wall-clock time limit {time_limit:g} s {scope}"
     if limit is not None:
         line += " (reached: a stopped run is not reproducible)"
-    return line
+    return line + skipped
 
 
 def suite_gap_table(

@@ -32,23 +32,30 @@ def test_core_never_imports_solvers() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("dt", ["60", "120"])
-def test_cli_solve(tmp_path: Path, dt: str) -> None:
+@pytest.mark.parametrize(
+    ("dt", "mode", "limit"),
+    [
+        ("60", ["--deterministic"], "CP-SAT, 1 worker, seed 0, deterministic time limit 10"),
+        ("120", [], "CP-SAT, 1 worker, seed 0, wall-clock limit 10 s for the whole solve"),
+    ],
+)
+def test_cli_solve(tmp_path: Path, dt: str, mode: list[str], limit: str) -> None:
     """Slots coarser than the 60 s decision interval are allowed (offline runs decide every
-    max(60 s, dt)), unlike ``simulate --dt``."""
+    max(60 s, dt)), unlike ``simulate --dt``; the limit is wall-clock unless --deterministic."""
     path = tmp_path / "share.json"
     write_instance(tiny("share"), path)
     result = CliRunner().invoke(
-        app, ["solve", str(path), "--solver", "cpsat", "--time-limit", "10", "--dt", dt]
+        app, ["solve", str(path), "--solver", "cpsat", "--time-limit", "10", "--dt", dt, *mode]
     )
     assert result.exit_code == 0, result.output
+    assert "reached" not in result.output  # proven long before the limit
     for text in (
         "status",
         "optimal",
         "lower bound",
         "avg JCT (simulated)",
         "schedule from",
-        "CP-SAT, 1 worker, seed 0, deterministic time limit 10",
+        limit,
         "sjf-bsbf",
         "tiresias",
         "%",

@@ -87,6 +87,8 @@ def solve_cpsat(
     log: bool = False,
     exclude: Sequence[dict[int, JobPlan]] = (),
     deadline: float | None = None,
+    deterministic: bool = True,
+    observer: Callable[[str, float], None] | None = None,
 ) -> RawSolve:
     """Build the CP-SAT model and solve it through :mod:`formulations.engines.cpsat`.
 
@@ -94,19 +96,35 @@ def solve_cpsat(
     be close to seconds), so a time-limited run is reproducible for a given seed with one worker
     (docs/formulations.md §2.6). ``deadline`` (a ``time.monotonic()`` value, default: none) is
     a wall-clock guard, model building included, for a machine much slower than the calibration
-    (``info["limit"]`` then says ``"wall-clock guard"``). ``exclude``: schedules cut off by
-    no-good constraints. ``log``: CP-SAT's search log on stderr.
+    (``info["limit"]`` then says ``"wall-clock guard"``). ``deterministic=False``:
+    ``time_limit`` is wall-clock seconds instead (not reproducible). ``exclude``: schedules cut
+    off by no-good constraints. ``log``: CP-SAT's search log on stderr. ``observer``: called with
+    ``("incumbent", avg JCT)`` for each solution and ``("bound", avg JCT)`` for each better
+    bound while CP-SAT runs (s; progress display).
     """
     model, v = build(data, excluded=exclude)
+    scale = data.dt / data.time_units_per_slot
+    on_incumbent = on_bound = None
+    if observer is not None:
+        report = observer
+
+        def on_incumbent(units: float) -> None:
+            report("incumbent", avg_jct_from_total(data, units * scale))
+
+        def on_bound(units: float) -> None:
+            report("bound", avg_jct_from_total(data, units * scale))
+
     run = engine.solve(
         model,
         EngineOptions(
             time_limit=time_limit,
-            deterministic=True,
+            deterministic=deterministic,
             deadline=deadline,
             seed=seed,
             workers=num_workers,
             log=log,
+            on_incumbent=on_incumbent,
+            on_bound=on_bound,
         ),
         hints=hints(data, v) if hint else (),
     )
@@ -114,11 +132,10 @@ def solve_cpsat(
         run.info,
         num_workers=num_workers,
         seed=seed,
-        budget_used=run.info["deterministic_time"],
+        budget_used=run.info["deterministic_time"] if deterministic else run.runtime_s,
     )
     if run.limit is not None:
         info["limit"] = run.limit
-    scale = data.dt / data.time_units_per_slot
     plans: dict[int, JobPlan] = {}
     objective = bound = None
     if run.status.has_solution:

@@ -1,0 +1,107 @@
+"""The bounds ``solve_offline`` computes besides the model (docs/formulations.md §2.10), under
+either clock (§2.6): the relaxation and the fluid LP before it, the placement-free CP-SAT bound
+after an unproven solve."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from formulations.bounds.fluid import SECONDS_PER_VARIABLE, fluid_bound, fluid_size
+from formulations.bounds.placement_free import placement_free_bound
+from formulations.bounds.relaxation import RelaxationBound, relaxation_bound
+from formulations.offline.data import OfflineData
+from formulations.offline.heuristic import HeuristicRun
+from formulations.offline.observe import Tracker
+from formulations.offline.preprocess import preprocess
+from formulations.offline.solve import WALL_GUARD_EXTRA_S, WALL_GUARD_FACTOR
+from sjfbsbf.core.interference import Interference
+from sjfbsbf.core.model import Instance
+
+if TYPE_CHECKING:
+    from formulations.offline.solve import Best
+
+
+@dataclass(frozen=True)
+class EarlyBounds:
+    """What :func:`early_bounds` found: the data with its lower bound raised, both bounds
+    (``None`` when not run) and why the fluid LP did not run (``None`` when it did)."""
+
+    data: OfflineData
+    relaxed: RelaxationBound | None
+    fluid: RelaxationBound | None
+    fluid_skipped: str | None
+
+
+def early_bounds(
+    data: OfflineData, seed: int, deadline: float | None, tracker: Tracker
+) -> EarlyBounds:
+    """The placement-free relaxation and the fluid LP on ``data``; each bound that beats the
+    preprocessing's raises ``data.lower_bound_total``.
+
+    ``deadline`` (wall-clock mode; ``None``: each bound's own guard) cuts HiGHS's limits to the
+    time left, and the fluid LP runs only if building it, which cannot be stopped, is estimated
+    at most half of the time left (``SECONDS_PER_VARIABLE`` per variable).
+    """
+    if data.infeasible is not None:
+        return EarlyBounds(data, None, None, None)
+    tracker.phase("relaxation")
+    relaxed = relaxation_bound(data, seed=seed, deadline=deadline)
+    tracker.observe("bound", relaxed.bound)
+    fluid, skipped = None, None
+    estimate = fluid_size(data) * SECONDS_PER_VARIABLE
+    if deadline is None or estimate <= (deadline - time.monotonic()) / 2:
+        tracker.phase("fluid")
+        fluid = fluid_bound(data, seed=seed, deadline=deadline)
+        tracker.observe("bound", fluid.bound)
+    else:
+        skipped = (
+            f"building the fluid LP would take about {estimate:.0f} s, more than half the time left"
+        )
+    for value in (relaxed.bound, None if fluid is None else fluid.bound):
+        if value is not None and value * len(data.jobs) > data.lower_bound_total:
+            data = replace(data, lower_bound_total=value * len(data.jobs))
+    return EarlyBounds(data, relaxed, fluid, skipped)
+
+
+def placement_free_step(
+    instance: Instance,
+    data: OfflineData,
+    best: Best,
+    seconds: float,
+    lb_tree: bool,
+    *,
+    seed: int,
+    num_workers: int,
+    horizon: int | None,
+    interference: Interference,
+    deterministic: bool,
+    tracker: Tracker,
+) -> tuple[OfflineData, RelaxationBound]:
+    """The placement-free CP-SAT bound (§2.10 item 6) for ``seconds`` more: deterministic time
+    with a wall-clock guard of 3 × it + 30 s, or wall-clock seconds (``deterministic=False``).
+    Its windows come from the model's better schedule if it found one (§2.2; preprocessed again
+    without the heuristics, the pairs following the narrower windows). Returns the data it ran
+    on and the bound."""
+    tracker.phase("placement-free")
+    wall = WALL_GUARD_FACTOR * seconds + WALL_GUARD_EXTRA_S if deterministic else seconds
+    free_data = data
+    if best.source == "model":
+        total = best.avg_jct * len(data.jobs)
+        run = HeuristicRun("model", best.schedule, total, best.finish)
+        free_data = preprocess(
+            instance, data.dt, interference=interference, horizon=horizon, max_cells=None,
+            incumbent=run,
+        )  # fmt: skip
+    found = placement_free_bound(
+        free_data,
+        time_limit=seconds,
+        workers=num_workers,
+        seed=seed,
+        deadline=time.monotonic() + wall,
+        lb_tree_search=lb_tree,
+        deterministic=deterministic,
+    )
+    tracker.observe("bound", found.bound)
+    return free_data, found
