@@ -26,6 +26,7 @@ import pandas as pd
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.inputs import bounded_first_line, check_input
 from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance, label_problem
+from sjfbsbf.workloads.trace_csv import parse_rows, with_header
 from sjfbsbf.workloads.trace_window import (
     Oversize,
     TraceJob,
@@ -239,23 +240,7 @@ def _read_csv(path: str | os.PathLike[str], source: str) -> pd.DataFrame:
         if b"\x00" in head:
             raise InstanceError("binary file, not a CSV table (a NUL byte)", source=source)
         raw.seek(0)
-        try:
-            return pd.read_csv(
-                bounded_first_line(raw, source),
-                dtype=str,
-                keep_default_na=False,
-                skipinitialspace=True,
-                encoding="utf-8",
-            )
-        except pd.errors.EmptyDataError:
-            raise InstanceError("empty file: no header, no rows", source=source) from None
-        except pd.errors.ParserError as exc:
-            why = " ".join(str(exc).split())
-            raise InstanceError(f"not a CSV table ({why})", source=source) from None
-        except UnicodeDecodeError as exc:
-            raise InstanceError(
-                f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x})", source=source
-            ) from None
+        return with_header(parse_rows(bounded_first_line(raw, source), source), source)
 
 
 def _read_parquet(path: str | os.PathLike[str], source: str) -> pd.DataFrame:

@@ -81,7 +81,7 @@ def test_the_dataset_is_pinned_to_the_published_checksums() -> None:
     ("jobs", "tasks", "where"),
     [
         ("bad_job_columns", None, "line 1: 5 columns, expected 6 (job_name,inst_id,"),
-        ("bad_ragged_job", None, "not a CSV table (Error tokenizing data"),
+        ("bad_ragged_job", None, "line 2: 7 fields, more than the 6 of the first line"),
         ("bad_submit_text", None, "line 2, field 'start_time': must be a number ≥ 0"),
         ("bad_repeated_job", None, "line 3, field 'job_name': repeated"),
         (None, "bad_task_inst_num", "line 2, field 'inst_num': must be a whole number"),

@@ -22,6 +22,18 @@ CASES = {
         "submit_time,num_gpus,duration,vc\n0,1,10,caf\xe9\n".encode("latin-1"),
         "not UTF-8",
     ),
+    # Every data row one field longer than the header: pandas took the first column as the
+    # index and loaded a job of 200 GPUs (capped to the cluster) and 7 s (issue 35, smaller items:
+    # "a row with an extra field blames num_gpus").
+    "extra.csv": (b"submit_time,num_gpus,duration\n5,2,200,7\n", "line 2: 4 fields, more than"),
+    "extra_later.csv": (
+        b"submit_time,num_gpus,duration\n0,1,10\n\n5,2,200,7\n",
+        "line 4: 4 fields, more than the 3 of the first line",
+    ),
+    "twice.csv": (
+        b"submit_time,num_gpus,num_gpus\n0,1,1\n",
+        "field 'num_gpus': column named twice",
+    ),
     "empty.parquet": (b"", "not a Parquet table"),
     "junk.parquet": (b"PAR1 this is not parquet", "not a Parquet table"),
 }
@@ -45,3 +57,20 @@ def test_a_malformed_table_is_one_line(tmp_path: Path, name: str) -> None:
     assert result.exit_code == 1, result.output
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
     assert fragment in result.stderr
+
+
+def test_a_short_row_is_a_missing_value_not_a_shift(tmp_path: Path) -> None:
+    """One field fewer than the header leaves the last column empty; the others keep their
+    place (the loader then names the empty field)."""
+    path = tmp_path / "short.csv"
+    path.write_bytes(b"submit_time,num_gpus,duration\n0,1,10\n5,2\n")
+    with pytest.raises(InstanceError, match="line 3") as info:
+        read_trace_table(path, Cluster())
+    assert "duration" in str(info.value)
+    good = tmp_path / "good.csv"
+    good.write_bytes(b"submit_time,num_gpus,duration\n0,1,10\n5,2,30\n")
+    instance, _ = read_trace_table(good, Cluster())
+    assert [(j.arrival, j.gpus, j.duration) for j in instance.jobs] == [
+        (0.0, 1, 10.0),
+        (5.0, 2, 30.0),
+    ]
