@@ -247,23 +247,31 @@ def build_instance(
             "no job left (every record skipped, outside the window, or dropped)", source=source
         )
     origin = fitting[0].submit
-    built = tuple(
-        Job(
-            j.id,
-            float(j.submit - origin),
-            j.gpus,
-            j.model,
-            j.batch,
-            j.iterations,
-            None if j.duration is None else float(j.duration),
-            None if j.estimate is None else float(j.estimate),
-            j.vc,
-            j.user,
-        )
-        for j in fitting
-    )
+    built = []
+    for j in fitting:
+        try:
+            built.append(
+                Job(
+                    j.id,
+                    float(j.submit - origin),
+                    j.gpus,
+                    j.model,
+                    j.batch,
+                    j.iterations,
+                    None if j.duration is None else float(j.duration),
+                    None if j.estimate is None else float(j.estimate),
+                    j.vc,
+                    j.user,
+                )
+            )
+        except InstanceError as exc:  # e.g. an arrival over 10 years after the first job's
+            where = j.id if row_of is None else row_of(j.id)
+            message = exc.message
+            if exc.field == "arrival":
+                message += " (its submit time less the first kept job's)"
+            raise InstanceError(message, source=source, row=where, field=exc.field) from None
     try:
-        instance = Instance(cluster, built, catalog=catalog, name=name)
+        instance = Instance(cluster, tuple(built), catalog=catalog, name=name)
     except InstanceError as exc:
         raise exc.with_source(source) from None
     scale = 1.0

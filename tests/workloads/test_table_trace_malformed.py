@@ -34,6 +34,11 @@ CASES = {
         b"submit_time,num_gpus,num_gpus\n0,1,1\n",
         "field 'num_gpus': column named twice",
     ),
+    # An arrival over 10 years after the first job's named no file (issue 35, smaller items).
+    "late.csv": (
+        b"submit_time,num_gpus,duration\n0,1,100\n400000000,1,100\n",
+        "late.csv, line 3, field 'arrival': must be at most 315,576,000 s",
+    ),
     "empty.parquet": (b"", "not a Parquet table"),
     "junk.parquet": (b"PAR1 this is not parquet", "not a Parquet table"),
 }
