@@ -233,6 +233,21 @@ def check_inputs(workload: Mapping[str, Any], files: Mapping[str, str]) -> None:
         check_trace_inputs(workload, files)
     if workload["kind"] == "gavel":
         rows = read_gavel_trace(files[workload["trace"]])
+        # Every row against the throughput table (an unknown job type, a GPU count not measured)
+        # now, not in each run after the output folder was written; on a cluster wide enough
+        # for every job.
+        per_node = workload["gpus_per_node"]
+        wide = Cluster(
+            nodes=min(MAX_NODES, MAX_GPUS // per_node),
+            gpus_per_node=per_node,
+            gpu_mem_gb=workload["gpu_mem_gb"],
+        )
+        load_gavel_trace(
+            files[workload["trace"]],
+            _throughputs(workload["throughputs"]),
+            cluster=wide,
+            mode=workload["mode"],
+        )
         if "window" in workload:
             _check_window(workload["window"], len(rows))
             return

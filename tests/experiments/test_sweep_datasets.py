@@ -292,3 +292,26 @@ def test_a_trace_whose_jobs_all_arrive_at_once_is_refused_in_one_line(
     with pytest.raises(SweepError, match=r"3 jobs all arrive at 5 s: no arrival span") as info:
         load_sweep(_write(tmp_path, text))
     assert "\n" not in str(info.value)
+
+
+def test_a_trace_row_the_table_cannot_price_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    """A job type missing from the throughput table failed every run after the output folder
+    was written (issue 35, smaller items); the sweep now checks every row when it loads."""
+    trace = tmp_path / "g.trace"
+    trace.write_text(TRACE + "Transformer (batch size 99)\tcmd\t-n\t1\t1000\t2000\t1\n")
+    table = tmp_path / "tp.json"
+    table.write_text(json.dumps(TABLE))
+    plain = SWEEP.replace('"data:tiny-gavel/vc.trace"', f'"{trace}"')
+    path = _write(tmp_path, plain.replace('"data:tiny-table"', f'"{table}"'))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["sweep", str(path), "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"sjfbsbf: error: {path}, key 'workloads[0].trace': {trace}, line 11, field 'job_type': "
+        "unknown job type 'Transformer (batch size 99)' (not measured on v100)"
+    ]
+    assert not out.exists()
+    trace.write_text(TRACE)  # the same sweep with a table that prices every row runs
+    assert runner.invoke(app, ["sweep", str(path), "--out", str(out)]).exit_code == 0
