@@ -45,6 +45,7 @@ from sjfbsbf.workloads.generators import (
     MODEL_MIXES,
     TESTBED_SHAPES,
     WorkloadSpec,
+    expected_span,
     generate,
     offered_load,
     testbed_workload,
@@ -108,8 +109,12 @@ def input_files(workload: Mapping[str, Any], sim: Mapping[str, Any]) -> tuple[st
 
 # -- builders -------------------------------------------------------------------------------------
 def _default(params: Mapping[str, Any], seed: int) -> Instance:
+    return generate(_default_spec(params), np.random.default_rng(seed))
+
+
+def _default_spec(params: Mapping[str, Any]) -> WorkloadSpec:
     base = WorkloadSpec()
-    spec = WorkloadSpec(
+    return WorkloadSpec(
         n_jobs=params["n_jobs"],
         cluster=make_cluster(params),
         load=params["load"] * params["rate_factor"],
@@ -119,7 +124,20 @@ def _default(params: Mapping[str, Any], seed: int) -> Instance:
         duration_dist=params.get("durations", base.duration_dist),
         duration_shape=params.get("duration_shape", base.duration_shape),
     )
-    return generate(spec, np.random.default_rng(seed))
+
+
+def _check_span(params: Mapping[str, Any]) -> None:
+    """Refuse a ``default`` workload whose arrivals are expected to pass 10 years (the
+    documented 10,000,000 jobs always did, at run time); named on ``n_jobs``."""
+    span = expected_span(_default_spec(params))
+    if span > MAX_TIME_S:
+        raise ParamError(
+            "n_jobs",
+            f"{params['n_jobs']:,} jobs at load {params['load'] * params['rate_factor']:g} on "
+            f"{params['nodes'] * params['gpus_per_node']:,} GPUs would arrive over about "
+            f"{span:,.0f} s, more than the 10 years ({MAX_TIME_S:,.0f} s) an arrival may be: "
+            "fewer jobs, more GPUs or a higher load",
+        )
 
 
 def _check_durations(params: Mapping[str, Any]) -> None:
@@ -317,6 +335,7 @@ def canonical_workload(workload: Mapping[str, Any]) -> dict[str, Any]:
         )
     if kind == "default":
         _check_durations(out)
+        _check_span(out)
     if kind in TRACE_PARAMS:
         check_trace_params(out)
     return dict(sorted(out.items()))

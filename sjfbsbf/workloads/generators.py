@@ -121,6 +121,32 @@ def draw_durations(spec: WorkloadSpec, n: int, rng: np.random.Generator) -> np.n
     return np.clip(low * np.exp(-np.log1p(-u * mass) / shape), low, high)
 
 
+def mean_duration(spec: WorkloadSpec) -> float:
+    """The mean of :func:`draw_durations`' distribution (s): ``(H − L) / ln(H/L)`` for
+    log-uniform; for the Pareto of tail index a truncated to ``[L, H]``,
+    ``a·L^a·(H^(1−a) − L^(1−a)) / ((1 − a)·(1 − (L/H)^a))`` (``L·ln(H/L) / (1 − L/H)`` at a = 1)."""
+    low, high = spec.duration_min_s, spec.duration_max_s
+    if high == low:
+        return low
+    if spec.duration_dist == "log-uniform":
+        return (high - low) / math.log(high / low)
+    a = spec.duration_shape
+    mass = 1.0 - (low / high) ** a
+    if math.isclose(a, 1.0):
+        return low * math.log(high / low) / mass
+    return a * low**a * (high ** (1 - a) - low ** (1 - a)) / ((1 - a) * mass)
+
+
+def expected_span(spec: WorkloadSpec) -> float:
+    """Expected time of the last arrival of :func:`generate` (s): ``(n − 1) / rate`` with the
+    expected rate, ``(n − 1) · E[G] · E[D] / (load · GPUs)`` (demands and durations drawn
+    independently; durations rounded to whole iterations are ignored)."""
+    mix = {g: p for g, p in spec.gpu_mix.items() if g <= spec.cluster.num_gpus}
+    mean_gpus = sum(g * p for g, p in mix.items()) / sum(mix.values())
+    per_job = mean_gpus * mean_duration(spec) / (spec.load * spec.cluster.num_gpus)
+    return (spec.n_jobs - 1) * per_job
+
+
 def _draw_jobs(
     spec: WorkloadSpec, gpus: np.ndarray, arrivals: np.ndarray, rng: np.random.Generator
 ) -> Instance:
