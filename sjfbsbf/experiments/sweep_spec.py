@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sjfbsbf.core.errors import InstanceError, SweepError
+from sjfbsbf.core.inputs import check_input
 from sjfbsbf.core.jsonio import read_json, read_text
 from sjfbsbf.experiments.fingerprint import code_version, file_digest
 from sjfbsbf.experiments.sweep_sim import SIM_PARAMS, run_sim_options
@@ -38,6 +39,7 @@ from sjfbsbf.experiments.sweep_workloads import (
 )
 from sjfbsbf.policies import policy_factory
 from sjfbsbf.policies.options import OptionError, check_options
+from sjfbsbf.workloads.archive import is_archive
 from sjfbsbf.workloads.datasets import resolve_data_path
 
 _TOP_KEYS = ("name", "description", "seeds", "workloads", "sim", "variants")
@@ -264,6 +266,11 @@ class _Parser:
             path = str(resolve_data_path(ref))
         except InstanceError as exc:  # unknown, or not fetched: say how to fetch it
             raise self.error(str(exc), key) from None
+        if os.path.exists(path):  # a FIFO would block the hash, a 2 GB table take 9 s first
+            try:
+                check_input(path, whole=not is_archive(path))
+            except InstanceError as exc:
+                raise self.error(str(exc), key) from None
         try:
             hashes[ref], (size, mtime_ns) = file_digest(path)
         except OSError as exc:

@@ -137,6 +137,13 @@ def dataset_path(name: str) -> Path:
     InstanceError
         If it is not (fully) fetched: one line saying how to fetch it.
     """
+    for file in get_dataset(name).files:  # a planted link: say so, not "not fetched"
+        if (cache_dir() / name / file.name).is_symlink():
+            raise InstanceError(
+                f"the cached file {cache_dir() / name / file.name} is a symbolic link; refusing "
+                f"it (remove it and run 'sjfbsbf data fetch {name}')",
+                source=str(cache_dir() / name),
+            )
     if status(name) != "fetched":
         raise InstanceError(
             f"dataset {name!r} is not fetched into the cache ({cache_dir()}); run "

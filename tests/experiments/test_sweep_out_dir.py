@@ -92,3 +92,30 @@ def test_a_second_sweep_into_a_locked_folder_is_refused(tmp_path: Path) -> None:
     with folder_lock(out):
         _refused(run(str(path), "--out", str(out)), "another sweep is writing into this folder")
     assert run(str(path), "--out", str(out)).exit_code == 0  # type: ignore[attr-defined]
+
+
+def test_a_fifo_input_is_refused_before_it_is_hashed(tmp_path: Path) -> None:
+    """A sweep hashed its input files first: a FIFO blocked it for ever (and a 2 GB table was
+    hashed for 9 s before its size was refused); both are checked before the hash now."""
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "t.csv"
+    os.mkfifo(fifo)
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(
+        f'seeds = [0]\n[[workloads]]\nkind = "table"\npath = "{fifo}"\n'
+        '[[variants]]\npolicy = "fifo"\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "sjfbsbf", "sweep", str(sweep), "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"sjfbsbf: error: {sweep}, key 'workloads[0].path': {fifo}: is a FIFO, not a regular "
+        "file; refusing to read it"
+    ]
+    assert not (tmp_path / "o").exists()
