@@ -381,12 +381,14 @@ def gap(
             "the suite's instances carry no estimates", param_hint="'--estimator'"
         )
     if not (suite / OPTIMA_FILE).is_file():
-        fail(f"{suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1)
+        fail(
+            f"sjfbsbf: error: {suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1
+        )
     check_outputs([("--out", out)], sorted(suite.glob("*.json")))
     try:
         entries = load_suite(suite)
     except ValueError as exc:
-        fail(str(exc), 1)
+        fail(f"sjfbsbf: error: {exc}", 1)
     table = gap_table(entries, names, beliefs)
     summary = gap_summary(table, names)
     console = stdout()

@@ -52,5 +52,6 @@ def test_a_bad_optima_file_is_one_line(tmp_path: Path, text: str, fragments: lis
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(f"sjfbsbf: error: {folder / 'optima.json'}")
     for fragment in fragments:
         assert fragment in result.stderr, result.stderr
