@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from formulations.bounds.fluid import SECONDS_PER_VARIABLE, fluid_bound, fluid_size
 from formulations.bounds.placement_free import placement_free_bound
@@ -15,12 +14,8 @@ from formulations.offline.data import OfflineData
 from formulations.offline.heuristic import HeuristicRun
 from formulations.offline.observe import Tracker
 from formulations.offline.preprocess import preprocess
-from formulations.offline.solve import WALL_GUARD_EXTRA_S, WALL_GUARD_FACTOR
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
-
-if TYPE_CHECKING:
-    from formulations.offline.solve import Best
 
 
 @dataclass(frozen=True)
@@ -68,8 +63,9 @@ def early_bounds(
 def placement_free_step(
     instance: Instance,
     data: OfflineData,
-    best: Best,
+    incumbent: HeuristicRun | None,
     seconds: float,
+    wall: float,
     lb_tree: bool,
     *,
     seed: int,
@@ -80,19 +76,16 @@ def placement_free_step(
     tracker: Tracker,
 ) -> tuple[OfflineData, RelaxationBound]:
     """The placement-free CP-SAT bound (§2.10 item 6) for ``seconds`` more: deterministic time
-    with a wall-clock guard of 3 × it + 30 s, or wall-clock seconds (``deterministic=False``).
-    Its windows come from the model's better schedule if it found one (§2.2; preprocessed again
-    without the heuristics, the pairs following the narrower windows). Returns the data it ran
-    on and the bound."""
+    (``deterministic``) or wall-clock seconds, stopped in any case after ``wall`` wall-clock
+    seconds. Its windows come from ``incumbent``, the model's better schedule, if given (§2.2;
+    preprocessed again without the heuristics, the pairs following the narrower windows).
+    Returns the data it ran on and the bound."""
     tracker.phase("placement-free")
-    wall = WALL_GUARD_FACTOR * seconds + WALL_GUARD_EXTRA_S if deterministic else seconds
     free_data = data
-    if best.source == "model":
-        total = best.avg_jct * len(data.jobs)
-        run = HeuristicRun("model", best.schedule, total, best.finish)
+    if incumbent is not None:
         free_data = preprocess(
             instance, data.dt, interference=interference, horizon=horizon, max_cells=None,
-            incumbent=run,
+            incumbent=incumbent,
         )  # fmt: skip
     found = placement_free_bound(
         free_data,

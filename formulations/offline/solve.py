@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from formulations.offline.backend import JobPlan, model_finish, to_schedule
 from formulations.offline.data import OfflineData
 from formulations.offline.dispatch import run_backend
+from formulations.offline.heuristic import HeuristicRun
 from formulations.offline.observe import SolveProgress, Tracker
 from formulations.offline.preprocess import preprocess
 from formulations.offline.replay import replay_value
@@ -62,7 +63,7 @@ def objective_tolerance(data: OfflineData, value: float) -> float:
 
 
 @dataclass(frozen=True)
-class Best:
+class _Best:
     """The best replayed schedule so far."""
 
     schedule: Schedule
@@ -262,10 +263,10 @@ def solve_offline(
         info["reason"] = data.infeasible
         return result(SolveStatus.INFEASIBLE)
 
-    best: Best | None = None
+    best: _Best | None = None
     if data.heuristic is not None:
         run = data.heuristic
-        best = Best(run.schedule, run.avg_jct, f"heuristic:{run.policy}", None, run.finish)
+        best = _Best(run.schedule, run.avg_jct, f"heuristic:{run.policy}", None, run.finish)
     trivial = data.lower_bound_total / len(data.jobs)
     model_bound: float | None = None  # lower bound over the schedules not cut off
     excluded: list[dict[int, JobPlan]] = []
@@ -333,7 +334,7 @@ def solve_offline(
         )
         record.update({"replayed_avg_jct": replayed, "replay_within_tolerance": within})
         if replayed is not None and _better(replayed, best):
-            best = Best(schedule, replayed, "model", raw.objective, finish)
+            best = _Best(schedule, replayed, "model", raw.objective, finish)
             info["model_finish"] = {
                 data.jobs[i].job_id: model_finish(data, plan) for i, plan in raw.plans.items()
             }
@@ -353,11 +354,17 @@ def solve_offline(
     if placement_free is not None and not proven and best is not None and solver != "bounds":
         from formulations.offline.bound_steps import placement_free_step
 
+        incumbent = None  # the model's better schedule narrows the windows (§2.2)
+        if best.source == "model":
+            total = best.avg_jct * len(data.jobs)
+            incumbent = HeuristicRun("model", best.schedule, total, best.finish)
+        wall = WALL_GUARD_FACTOR * placement_free + WALL_GUARD_EXTRA_S
         free_data, found = placement_free_step(
             instance,
             data,
-            best,
+            incumbent,
             placement_free,
+            wall if deterministic else placement_free,
             placement_free_lb_tree,
             seed=seed,
             num_workers=num_workers,
@@ -416,7 +423,7 @@ def solve_offline(
     return result(final, best.schedule, best.model_objective, best.avg_jct, lower_bound, runtime)
 
 
-def _better(replayed: float, best: Best | None) -> bool:
+def _better(replayed: float, best: _Best | None) -> bool:
     """Whether a model schedule replaying at ``replayed`` replaces ``best`` (ties: the model's)."""
     if best is None:
         return True
