@@ -73,27 +73,45 @@ def size_estimate(
     the jobs' slowest alone durations after the last arrival (the horizon used without a bound).
 
     With ``least``, a lower bound on the slots any schedule needs, from data alone: the latest
-    arrival slot plus the job's fastest duration, and the GPU-time at twice the cluster's
-    throughput (sharing a GPU never doubles its throughput: ξ > 1).
+    arrival slot plus the job's fastest duration, the GPU-time at twice the cluster's
+    throughput (sharing a GPU never doubles its throughput: ξ > 1), and one slot of each job's
+    GPUs at two jobs to a GPU (whatever the dt). The result's ``slots_at`` is the same estimate
+    at another dt, from which a refusal's dt hint is computed.
     """
+    if horizon is not None and not least:
+        return ModelSize(
+            instance.num_jobs, horizon, instance.cluster.num_gpus, dt, lambda d: horizon
+        )
     if least:
         fastest = [min(o.duration_s for o in opts) for opts in options]
-        one = max(
-            tick_ceil(job.arrival, dt) + math.ceil(d / dt)
-            for job, d in zip(instance.jobs, fastest, strict=True)
-        )
         gpu_time = sum(job.gpus * d for job, d in zip(instance.jobs, fastest, strict=True))
-        slots = max(one, math.ceil(gpu_time / (2 * instance.cluster.num_gpus * dt)))
-        if horizon is not None:
-            slots = min(slots, horizon)
-    elif horizon is not None:
-        slots = horizon
+        # Each job holds its GPUs for at least one slot, at most two jobs to a GPU: at any dt.
+        least_one = math.ceil(
+            sum(job.gpus for job in instance.jobs) / (2 * instance.cluster.num_gpus)
+        )
+
+        def at(d: float) -> int:
+            one = max(
+                tick_ceil(job.arrival, d) + math.ceil(f / d)
+                for job, f in zip(instance.jobs, fastest, strict=True)
+            )
+            slots = max(one, math.ceil(gpu_time / (2 * instance.cluster.num_gpus * d)), least_one)
+            return slots if horizon is None else min(slots, horizon)
+
     elif heuristic is not None:
-        slots = max(tick_ceil(f, dt) for f in heuristic.finish.values())
+        finishes = list(heuristic.finish.values())
+
+        def at(d: float) -> int:  # the same finishes rounded to d (a coarser run may differ)
+            return max(tick_ceil(f, d) for f in finishes)
+
     else:
-        last = max(tick_ceil(job.arrival, dt) for job in instance.jobs)
-        slots = last + sum(math.ceil(max(o.duration_s for o in opts) / dt) for opts in options)
-    return ModelSize(instance.num_jobs, slots, instance.cluster.num_gpus, dt)
+        longest = [max(o.duration_s for o in opts) for opts in options]
+
+        def at(d: float) -> int:
+            last = max(tick_ceil(job.arrival, d) for job in instance.jobs)
+            return last + sum(math.ceil(x / d) for x in longest)
+
+    return ModelSize(instance.num_jobs, at(dt), instance.cluster.num_gpus, dt, at)
 
 
 def srpt_total(releases: list[float], sizes: list[float], capacity: float) -> float:

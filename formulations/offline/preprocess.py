@@ -41,7 +41,7 @@ from formulations.offline.progress import (
     throughput,
 )
 from formulations.offline.search import search_incumbent
-from formulations.offline.size import MAX_MODEL_CELLS, check_size
+from formulations.offline.size import MAX_MODEL_CELLS, check_size, confirmed
 from formulations.offline.symmetry import LEX_ROWS, identical_pairs
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
@@ -129,6 +129,10 @@ def preprocess(
 
     # Refuse an oversized model first from a bound that needs no simulation (a year-long job
     # would keep the heuristics busy with decisions), then from the heuristics' schedule.
+    def finish_slots(d: float) -> int:  # the heuristic's last finish, run at another dt
+        return max(tick_ceil(f, d) for f in best_heuristic(instance, d, model).finish.values())
+
+    hint_run = finish_slots if use_heuristic_bound and horizon is None else None
     check_size(size_estimate(instance, dt, options, None, horizon, least=True), max_cells)
     heuristic: HeuristicRun | None = None
     if use_heuristic_bound:
@@ -140,7 +144,8 @@ def preprocess(
                 heuristic = search_incumbent(
                     instance, dt, model, heuristic, search, seed=seed, deadline=deadline
                 )
-    check_size(size_estimate(instance, dt, options, heuristic, horizon), max_cells)
+    size = size_estimate(instance, dt, options, heuristic, horizon)
+    check_size(size if hint_run is None else confirmed(size, hint_run, max_cells), max_cells)
 
     occupied = occupants(instance, tables)
     xi_max = largest_slowdowns(occupied, model)

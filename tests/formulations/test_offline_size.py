@@ -35,7 +35,7 @@ def test_check_size_says_what_would_fit() -> None:
         check_size(size, limit=100_000)
     message = str(caught.value)
     assert "350,000 cells" in message and "limit of 100,000" in message
-    assert "coarser dt (about 500 s or more)" in message  # 60 × 3.5 → 210 → the next 1-2-5 step
+    assert "coarser dt (500 s or more)" in message  # 60 × 3.5 → 210 → the next 1-2-5 step
     assert "at most 8 jobs" in message  # cells(8, 1000, 8) = 92,000 ≤ 100,000 < cells(9, ...)
     assert "\n" not in message
 
