@@ -24,10 +24,11 @@ from formulations.offline.data import OfflineData
 from formulations.offline.dispatch import run_backend
 from formulations.offline.heuristic import HeuristicRun
 from formulations.offline.observe import SolveProgress, Tracker
+from formulations.offline.origin import later_origin, moved, moved_back
 from formulations.offline.preprocess import preprocess
 from formulations.offline.replay import replay_value
 from formulations.offline.result import OfflineResult
-from formulations.offline.size import MAX_MODEL_CELLS
+from formulations.offline.size import MAX_MODEL_CELLS, ModelTooLarge
 from formulations.result import SolveStatus
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
@@ -169,15 +170,18 @@ def solve_offline(
         average JCT (up to the tolerance). ``info``: ``source`` (``"model"`` or
         ``"heuristic:<policy>"``), ``rounds`` (one record per model solve), ``tolerance_s``,
         ``model_finish`` / ``replay_finish`` (job id -> s), ``limit`` (what stopped a
-        time-limited solve), ``replay_within_tolerance``.
+        time-limited solve), ``replay_within_tolerance``, ``origin_s`` (only for an instance
+        solved from its first arrival, docs/formulations.md §2.7).
 
     Raises
     ------
     ValueError
         For an unknown solver or a bad argument.
     ModelTooLarge
-        If the model would exceed ``max_model_cells``; the message says what would fit.
+        If the model would exceed ``max_model_cells`` (from t = 0, and from the first arrival
+        when that is tried, docs/formulations.md §2.7); the message says what would fit.
     """
+    arguments = dict(locals())  # for a solve from a later origin (below)
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
     if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
@@ -207,16 +211,25 @@ def solve_offline(
         relaxation = True
         cells = None if max_model_cells is None else BOUNDS_SIZE_FACTOR * max_model_cells
     tracker.phase("heuristics")
-    data = preprocess(
-        instance,
-        dt,
-        interference=model,
-        horizon=horizon,
-        max_cells=cells,
-        search=search,
-        seed=seed,
-        deadline=None if deterministic else deadline,
-    )
+    try:
+        data = preprocess(
+            instance,
+            dt,
+            interference=model,
+            horizon=horizon,
+            max_cells=cells,
+            search=search,
+            seed=seed,
+            deadline=None if deterministic else deadline,
+        )
+    except ModelTooLarge:  # too large from t = 0: from the first arrival, if it fits (§2.7)
+        offset = 0.0 if horizon is not None else later_origin(instance, dt)
+        if offset == 0.0:
+            raise
+        if time_limit is not None and not deterministic and deadline is not None:
+            arguments["time_limit"] = max(deadline - time.monotonic(), 1e-3)
+        later = solve_offline(**(arguments | {"instance": moved(instance, offset)}))
+        return moved_back(later, instance, offset, model)
     combinatorial = data.lower_bound_total / len(data.jobs)  # Σ LB_j, SRPT (§2.2)
     if data.heuristic is not None:
         tracker.observe("incumbent", data.heuristic.avg_jct)

@@ -281,9 +281,10 @@ def solve(
         if model_objective is not None:
             origin += f" (model objective {model_objective:,.2f} s)"
         console.print(f"schedule from       {origin}", markup=False)
+    start = f" from t = {info['origin_s']:,.0f} s" if "origin_s" in info else ""
     console.print(
         f"[dim]{solver_line(solver, info, time_limit)}; {len(info.get('rounds', []))} model "
-        f"solve(s), {result.runtime_s:.2f} s; horizon {info.get('horizon')} slots, model "
+        f"solve(s), {result.runtime_s:.2f} s; horizon {info.get('horizon')} slots{start}, model "
         f"tolerance {info.get('tolerance_s', 0.0):.3f} s[/dim]"
     )
     if "reason" in info:
