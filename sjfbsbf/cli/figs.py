@@ -34,11 +34,17 @@ def figs(
     for directory in results or []:
         if not (directory / "results.parquet").is_file():
             fail(
-                f"{directory / 'results.parquet'}: no results table (run 'sjfbsbf sweep' first)", 1
+                f"sjfbsbf: error: {directory / 'results.parquet'}: no results table "
+                "(run 'sjfbsbf sweep' first)",
+                1,
             )
     for table in gaps or []:
         if table.suffix not in (".csv", ".json") or not table.is_file():
-            fail(f"{table}: no gap table (.csv or .json written by 'sjfbsbf gap --out')", 1)
+            fail(
+                f"sjfbsbf: error: {table}: no gap table "
+                "(.csv or .json written by 'sjfbsbf gap --out')",
+                1,
+            )
     from sjfbsbf.experiments.figures import make_figures
 
     written = make_figures(results or [], out, gaps=gaps or [])

@@ -383,7 +383,9 @@ def gap(
         )
     if not (suite / OPTIMA_FILE).is_file():
         fail(
-            f"sjfbsbf: error: {suite / OPTIMA_FILE}: no such file (run instances/make_suite.py)", 1
+            f"sjfbsbf: error: {suite / OPTIMA_FILE}: no such file; --suite names a folder of "
+            "instances with their optima (the checkout's instances/, rebuilt by its make_suite.py)",
+            1,
         )
     check_outputs([("--out", out)], sorted(suite.glob("*.json")))
     try:

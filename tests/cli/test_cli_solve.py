@@ -118,6 +118,9 @@ def test_cli_gap() -> None:
 def test_cli_gap_without_optima(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["gap", "--suite", str(tmp_path)])
     assert result.exit_code == 1
+    line = " ".join(result.output.split())  # one line, wrapped by the test terminal
+    assert line.startswith(f"sjfbsbf: error: {tmp_path / 'optima.json'}: no such file; --suite")
+    assert "run instances/make_suite.py" not in line  # wrong outside the checkout
 
 
 # -- intervals, preemptive policies apart, --out ------------------------------------------------

@@ -44,3 +44,20 @@ def test_a_truncated_run_table_is_one_line_and_nothing_is_written(tmp_path: Path
     assert list(out.iterdir()) == []  # no figure, no leftover temporary folder
     good = runner.invoke(app, ["figs", "--results", str(results), "--out", str(tmp_path / "f2")])
     assert good.exit_code == 1  # still refused: the table stays corrupt until rewritten
+
+
+def test_a_folder_without_results_or_a_missing_gap_table_is_a_prefixed_line(
+    tmp_path: Path,
+) -> None:
+    runner = CliRunner()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = runner.invoke(app, ["figs", "--results", str(empty), "--out", str(tmp_path / "f")])
+    assert result.exit_code == 1
+    line = " ".join(result.output.split())
+    assert line.startswith(f"sjfbsbf: error: {empty / 'results.parquet'}: no results table")
+    missing = tmp_path / "gaps.csv"
+    result = runner.invoke(app, ["figs", "--gaps", str(missing), "--out", str(tmp_path / "f")])
+    assert result.exit_code == 1
+    assert " ".join(result.output.split()).startswith(f"sjfbsbf: error: {missing}: no gap table")
+    assert not (tmp_path / "f").exists()
