@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,8 +196,16 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key reading each run of ASCII digits as a number: n4 < n10 (ties: the text)."""
+    parts = re.split(r"([0-9]+)", name)  # digit runs at the odd positions
+    key = [(0, int(part)) if i % 2 else (1, part) for i, part in enumerate(parts)]
+    return (*key, (1, name))
+
+
 def load_suite(suite: str | os.PathLike[str]) -> list[tuple[Optimum, Instance]]:
-    """Every recorded instance of a suite directory with its optimum, by name.
+    """Every recorded instance of a suite directory with its optimum, by name in natural order
+    (:func:`natural_key`: n4 before n10).
 
     Raises
     ------
@@ -205,4 +214,5 @@ def load_suite(suite: str | os.PathLike[str]) -> list[tuple[Optimum, Instance]]:
     """
     directory = Path(suite)
     optima = read_optima(directory / OPTIMA_FILE)
-    return [(opt, read_instance(directory / opt.file)) for _, opt in sorted(optima.items())]
+    names = sorted(optima, key=natural_key)
+    return [(optima[name], read_instance(directory / optima[name].file)) for name in names]

@@ -15,7 +15,7 @@ import pytest
 from offline_cases import SUITE, tiny
 from typer.testing import CliRunner
 
-from formulations.offline.suite import OPTIMA_FILE, load_suite
+from formulations.offline.suite import OPTIMA_FILE, load_suite, natural_key
 from sjfbsbf.cli import app
 from sjfbsbf.core.instance_io import write_instance
 from sjfbsbf.experiments.gap import gap_table
@@ -179,6 +179,22 @@ def test_cli_gap_out_round_trip(small_suite: Path, tmp_path: Path, suffix: str) 
     assert list(back.columns) == list(GAP_COLUMNS)
     pd.testing.assert_frame_equal(back, expected, check_exact=False, rtol=1e-12)
     assert set(back["instance"]) == set(SMALL) and len(back) == 2 * 6
+    # natural order: n4 before n10 (as text, n10 came first)
+    assert list(dict.fromkeys(back["instance"])) == ["n4-g2-all-a", "n10-g8-light-b"]
+
+
+def test_cli_gap_lists_instances_in_natural_order(small_suite: Path) -> None:
+    text = CliRunner().invoke(app, ["gap", "--suite", str(small_suite)]).output
+    assert text.index("n4-g2-all-a") < text.index("n10-g8-light-b")
+
+
+def test_natural_key_reads_digit_runs_as_numbers() -> None:
+    names = ["n10-g8-a", "n4-g10-a", "n4-g2-b", "n4-g2-a", "x", "n004-g2", "a²", "a1", "7", "n7"]
+    assert sorted(names, key=natural_key) == [
+        "7", "a1", "a²", "n004-g2", "n4-g2-a", "n4-g2-b", "n4-g10-a", "n7", "n10-g8-a", "x",
+    ]  # fmt: skip
+    assert natural_key("n04") != natural_key("n4")  # equal numbers: the text decides
+    assert sorted(["n4", "n04"], key=natural_key) == ["n04", "n4"]
 
 
 def test_cli_gap_policies(small_suite: Path, tmp_path: Path) -> None:

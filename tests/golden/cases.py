@@ -107,7 +107,8 @@ def suite() -> Iterator[pd.DataFrame]:
     from formulations.offline.replay import interval_for, replay
     from formulations.offline.suite import load_suite
 
-    for optimum, instance in load_suite(SUITE):
+    # by name as text, the order the tables were recorded in (load_suite's is natural order)
+    for optimum, instance in sorted(load_suite(SUITE), key=lambda pair: pair[0].name):
         dt = optimum.dt
         for frame in _policies(instance, BASELINES, dt=dt, interval=interval_for(dt)):
             frame.insert(0, "instance", optimum.name)
