@@ -109,7 +109,11 @@ def sweep(
     bar = Progress(console=errors, transient=True, disable=not errors.is_terminal)
     task = bar.add_task(definition.name, total=len(definition.runs))
 
+    kept: list[int] = []  # runs already done when the sweep started (its first call)
+
     def advance(done: int, total: int) -> None:
+        if not kept:
+            kept.append(done)
         bar.update(task, completed=done, total=total)
 
     def warn(message: str) -> None:
@@ -131,8 +135,10 @@ def sweep(
             console.print(f"failed runs are left out of {target / 'results.parquet'}", markup=False)
             raise
     elapsed = time.perf_counter() - started
+    reused = kept[0] if kept else 0
     console.print(
-        f"{len(table)} runs in {target / 'results.parquet'} ({elapsed:.1f} s this time)",
+        f"{len(table)} runs: {len(table) - reused} new, {reused} kept, in "
+        f"{target / 'results.parquet'} ({elapsed:.1f} s this time)",
         markup=False,
         soft_wrap=True,
     )
