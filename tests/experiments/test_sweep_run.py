@@ -351,5 +351,5 @@ def test_cli_reports_a_truncated_record_and_reruns_it(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert result.stderr.startswith(f"sjfbsbf: warning: {record}: unusable run record (not valid")
     assert result.stderr.endswith("; running it again\n") and result.stderr.count("\n") == 1
-    assert "4 runs in" in result.stdout
+    assert "4 runs: 1 new, 3 kept, in" in " ".join(result.stdout.split())
     assert len(pd.read_parquet(out / "results.parquet")) == 4

@@ -163,7 +163,7 @@ def test_sigkill_loses_nothing_finished(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "2 runs in" in done.stdout
+    assert "2 runs: 0 new, 2 kept, in" in " ".join(done.stdout.split())
     assert {p: p.stat().st_mtime_ns for p in runs.glob("*.json")} == finished
 
 
