@@ -274,6 +274,7 @@ def registered_policies() -> list[str]:
 def check_policies(names: list[str], option: str) -> list[str]:
     """Fail unless every name is a registered policy that loads."""
     from sjfbsbf.policies import needs_options, policy_factory
+    from sjfbsbf.policies.registry import unknown_policy
 
     registered = registered_policies()
     for name in names:
@@ -286,8 +287,7 @@ def check_policies(names: list[str], option: str) -> list[str]:
             )
         if name not in registered:
             raise typer.BadParameter(
-                f"unknown policy {name!r} (registered: {', '.join(registered)})",
-                param_hint=f"'{option}'",
+                unknown_policy(name, list(registered)), param_hint=f"'{option}'"
             )
         try:
             policy_factory(name)  # a plugin's module is imported here

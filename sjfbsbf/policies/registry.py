@@ -14,6 +14,7 @@ is reported in one line when it is used; one whose name is already taken is refu
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
@@ -148,8 +149,16 @@ def policy_factory(name: str) -> PolicyFactory:
         return _REGISTRY[name]
     if name in _PLUGINS:
         return _load(name)
-    known = [*_REGISTRY, *sorted(_PLUGINS)]
-    raise ValueError(f"unknown policy {name!r}; registered: {', '.join(known)}")
+    raise ValueError(unknown_policy(name, [*_REGISTRY, *sorted(_PLUGINS)]))
+
+
+def unknown_policy(name: str, known: list[str]) -> str:
+    """The refusal of an unknown policy name: the closest registered name, if one is close
+    (:func:`difflib.get_close_matches`, cutoff 0.6, ignoring case), then every registered name."""
+    lowered = {k.lower(): k for k in reversed(known)}  # the first of names equal but for case
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    hint = f"; did you mean {lowered[close[0]]!r}?" if close else ""
+    return f"unknown policy {name!r}{hint} (registered: {', '.join(known)})"
 
 
 def make_policy(name: str, **options: Any) -> Policy:
