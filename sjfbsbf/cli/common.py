@@ -237,8 +237,14 @@ OptionsOption = Annotated[
 ]
 
 
-def policy_options(names: list[str], texts: list[str] | None) -> dict[str, dict[str, Any]]:
-    """Options per policy from ``-o`` texts (:data:`OptionsOption`); usage errors in one line."""
+def policy_options(
+    names: list[str], texts: list[str] | None, notes: list[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Options per policy from ``-o`` texts (:data:`OptionsOption`); usage errors in one line.
+
+    With several policies, each ``KEY=VALUE`` without a ``POLICY:`` prefix appends to ``notes``
+    the policies it was applied to (those that have the option).
+    """
     from sjfbsbf.policies import policy_factory
     from sjfbsbf.policies.options import OptionError, parse_options
 
@@ -252,6 +258,10 @@ def policy_options(names: list[str], texts: list[str] | None) -> dict[str, dict[
         takers = [n for n in names if key in inspect.signature(policy_factory(n)).parameters]
         for name in takers or names[:1]:  # no taker: the first policy reports the unknown key
             given[name].append(text)
+        if notes is not None and takers and len(names) > 1:
+            others = [n for n in names if n not in takers]
+            rest = f" (not {', '.join(others)}: no such option)" if others else ""
+            notes.append(f"-o {text} applies to {', '.join(takers)}{rest}")
     out: dict[str, dict[str, Any]] = {}
     for name, option_texts in given.items():
         try:

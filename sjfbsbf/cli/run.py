@@ -252,7 +252,10 @@ def compare(
         names = policy_names(defaults_only=True)
     else:
         names = policy_list(policies)
-    chosen = policy_options(names, option)
+    notes: list[str] = []
+    chosen = policy_options(names, option, notes)
+    for note in notes:  # which policies an option without a POLICY: prefix went to
+        stdout().print(note, markup=False, soft_wrap=True, style="dim")
     if instance_path is not None and seed is not None:
         raise typer.BadParameter(
             "only applies to the default workload, not to an instance file", param_hint="'--seed'"
