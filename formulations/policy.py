@@ -277,7 +277,7 @@ def exact_round(
     sub_batch: str = "benefit",
     budget: float | None = DEFAULT_BUDGET,
 ) -> SjfBsbf:
-    """SJF-BSBF with each sharing round solved exactly (CP-SAT or a MILP): :class:`ExactRound`.
+    """SJF-BSBF with each sharing round solved exactly (CP-SAT or a MILP), not greedily.
 
     Declared under the ``sjfbsbf.policies`` entry-point group (``pyproject.toml``), so the
     registry finds it without importing the solvers until it is used.

@@ -34,7 +34,8 @@ COMPILED_FROM_HOSTS = 64
 
 
 class SjfBsbf:
-    """SJF-BSBF.
+    """Shortest job first; a job that does not fit on idle GPUs shares running jobs' GPUs, at the
+    sub-batch whose plan has the best estimated benefit over waiting, or waits (non-preemptive).
 
     Parameters
     ----------
@@ -57,6 +58,9 @@ class SjfBsbf:
         "idle GPUs first, then hosts"). ``False`` (beyond the paper, an ablation): a job that
         does not fit on idle GPUs shares only on hosts' GPUs, leaving idle GPUs to the jobs
         behind it.
+    backfill_first
+        Start every pending job that fits on idle GPUs alone, in SJF order, before any sharing
+        plan is made (beyond the paper: what ``sjf-bsbf-plus`` fixes on; default off).
 
     Attributes
     ----------

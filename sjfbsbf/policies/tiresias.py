@@ -17,7 +17,8 @@ from sjfbsbf.sim.view import ClusterView, JobIds
 
 
 class Tiresias:
-    """Discretised 2D-LAS.
+    """Discretised two-dimensional least-attained-service (2D-LAS): queues by attained
+    GPU-service, FIFO inside a queue, preempting across queues (preemptive).
 
     Parameters
     ----------
