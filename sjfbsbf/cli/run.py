@@ -164,16 +164,18 @@ def simulate(
     print_fallbacks(console, options)
     if jobs_csv is not None:
         from sjfbsbf.core.atomic import write_text_atomic
+        from sjfbsbf.experiments.csv_out import csv_text
 
-        write_text_atomic(jobs_csv, result.jobs.to_csv(index=False))
+        write_text_atomic(jobs_csv, csv_text(result.jobs))
         console.print(f"wrote {jobs_csv} ({len(result.jobs)} jobs)", markup=False, soft_wrap=True)
     if rounds_csv is not None:
         import pandas as pd
 
         from sjfbsbf.core.atomic import write_text_atomic
+        from sjfbsbf.experiments.csv_out import csv_text
 
         rounds = pd.DataFrame(result.stats.get("round_log", []), columns=ROUND_COLUMNS)
-        write_text_atomic(rounds_csv, rounds.to_csv(index=False))
+        write_text_atomic(rounds_csv, csv_text(rounds))
         console.print(f"wrote {rounds_csv} ({len(rounds)} rounds)", markup=False, soft_wrap=True)
     if gantt is not None:
         write_gantt(console, result, gantt, instance.cluster.num_gpus)
@@ -270,8 +272,9 @@ def compare(
         _compare_seeds(names, seed_list, baseline, out, beliefs, chosen, options)
         return
 
-    from sjfbsbf.core.atomic import atomic_path
+    from sjfbsbf.core.atomic import write_text_atomic
     from sjfbsbf.experiments.compare import run_policies
+    from sjfbsbf.experiments.csv_out import csv_text
     from sjfbsbf.experiments.report import compare_table, plot_comparison
 
     instance = _load_or_default(instance_path, seed)
@@ -302,8 +305,7 @@ def compare(
     print_fallbacks(console, options)
 
     csv_path, png_path = out / "compare.csv", out / "compare.png"
-    with atomic_path(csv_path) as tmp:
-        table.to_csv(tmp)
+    write_text_atomic(csv_path, csv_text(table, index=True))
     plot_comparison(table, png_path, instance=instance.name or source)
     console.print(f"wrote {csv_path} and {png_path}", markup=False, soft_wrap=True)
 
@@ -427,7 +429,8 @@ def _compare_seeds(
     from rich.markup import escape
     from rich.table import Table
 
-    from sjfbsbf.core.atomic import atomic_path
+    from sjfbsbf.core.atomic import write_text_atomic
+    from sjfbsbf.experiments.csv_out import csv_text
     from sjfbsbf.experiments.report import plot_comparison
     from sjfbsbf.experiments.seeds import run_seeds, seed_summary
     from sjfbsbf.workloads import default_workload
@@ -494,10 +497,8 @@ def _compare_seeds(
         out / "compare.csv",
         out / "compare.png",
     )
-    with atomic_path(runs_path) as tmp:
-        runs.to_csv(tmp, index=False)
-    with atomic_path(csv_path) as tmp:
-        summary.to_csv(tmp)
+    write_text_atomic(runs_path, csv_text(runs))
+    write_text_atomic(csv_path, csv_text(summary, index=True))
     means = runs.drop(columns="seed").groupby("policy", sort=False).mean()
     plot_comparison(
         means, png_path, instance=f"default workload, mean of seeds {seeds[0]}–{seeds[-1]}"

@@ -19,6 +19,7 @@ from formulations.offline.suite import Optimum
 from sjfbsbf.core.atomic import write_text_atomic
 from sjfbsbf.core.model import Instance
 from sjfbsbf.experiments.compare import run_policies
+from sjfbsbf.experiments.csv_out import csv_text
 from sjfbsbf.experiments.gap_interval import GAP_COLUMNS, ORACLE_LABEL, gap_rows
 from sjfbsbf.sim.beliefs import Beliefs
 
@@ -170,7 +171,7 @@ def write_gap_table(table: pd.DataFrame, path: str | os.PathLike[str]) -> None:
         If the suffix is neither ``.csv`` nor ``.json``.
     """
     if check_out_path(path) == "csv":
-        text = table.to_csv(index=False)
+        text = csv_text(table)
     else:
         records = [
             {key: _json_value(value) for key, value in row.items()}

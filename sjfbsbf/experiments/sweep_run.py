@@ -28,6 +28,7 @@ import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path, write_text_atomic
 from sjfbsbf.core.errors import Interrupted, SweepError, SweepRunsFailed, escape
+from sjfbsbf.experiments.csv_out import csv_text
 from sjfbsbf.experiments.sweep_backends import run_local, run_ray, signals_raise
 from sjfbsbf.experiments.sweep_details import write_details
 from sjfbsbf.experiments.sweep_records import (
@@ -199,7 +200,7 @@ def collect(
     table = pd.DataFrame(rows)
     with atomic_path(out / "results.parquet") as tmp:
         table.to_parquet(tmp, index=False)
-    write_text_atomic(out / "results.csv", table.to_csv(index=False))
+    write_text_atomic(out / "results.csv", csv_text(table))
     return table
 
 
