@@ -35,7 +35,7 @@ def solve_gap_table(rows: list[dict[str, Any]]) -> Any:
     """The table of ``solve``: policy, average JCT and both ends of its gap."""
     from rich.table import Table
 
-    from sjfbsbf.experiments.gap_report import format_gap
+    from sjfbsbf.experiments.gap_report import format_gap, format_low
 
     believed = any(row.get("beliefs", "oracle") != "oracle" for row in rows)
     table = Table(show_edge=False)
@@ -46,7 +46,7 @@ def solve_gap_table(rows: list[dict[str, Any]]) -> Any:
         cells = [
             row["policy"],
             f"{row['avg_jct']:,.2f}",
-            format_gap(row["gap_low"]),
+            format_low(row["gap_low"], row["avg_jct"], row["best_avg_jct"], row["tolerance_s"]),
             format_gap(row["gap_high"]),
         ]
         if believed:
@@ -106,7 +106,7 @@ def suite_gap_table(
         title=f"Gap to the offline optimum ({kind} policies): {escape(str(suite))}",
         caption=(
             "[J/(U + tol) − 1, J/(L − tol) − 1] at the recorded dt: U best replayed schedule, "
-            "L lower bound, tol replay tolerance"
+            "L lower bound, tol replay tolerance; a low end of 0.00% (no sign): J within tol of U"
         ),
         show_edge=False,
     )

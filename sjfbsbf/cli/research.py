@@ -297,6 +297,7 @@ def solve(
         console.print(f"reason: {info['reason']}", markup=False, soft_wrap=True)
     from sjfbsbf.experiments.gap import write_gap_table
     from sjfbsbf.experiments.gap_interval import gap_rows
+    from sjfbsbf.experiments.gap_report import WITHIN_NOTE, within_tolerance
 
     console.print(
         f"non-preemptive policies simulated at dt {dt:g} s; gap to the optimum in "
@@ -326,6 +327,9 @@ def solve(
         if preemptive:
             console.print(PREEMPTIVE_NOTE, markup=False, soft_wrap=True)
         console.print(solve_gap_table(part))
+    ends = ("gap_low", "avg_jct", "best_avg_jct", "tolerance_s")
+    if any(within_tolerance(*(row[k] for k in ends)) for row in rows):
+        console.print(f"[dim]{WITHIN_NOTE}[/dim]")
     if beliefs is not None and not beliefs.is_oracle:
         console.print(
             f"beliefs: {beliefs.label()}; the optimum knows the truth. Under 'oracle' the gap is "

@@ -30,6 +30,34 @@ def format_gap(value: float) -> str:
     return f"{value:+.2%}"
 
 
+#: Said under a gap table where a low end is shown as :data:`WITHIN_TOLERANCE`.
+WITHIN_NOTE = (
+    "0.00%: the policy's average JCT is within the replay tolerance (tol) of the best "
+    "schedule's, so the low end's sign is the tolerance's, not the policy's"
+)
+#: How such a low end is shown.
+WITHIN_TOLERANCE = "0.00%"
+
+
+def within_tolerance(low: float, avg_jct: float, best: float, tolerance: float) -> bool:
+    """Whether a low end is negative only by the tolerance: J within tol of U."""
+    return low < 0 and math.isfinite(best) and abs(avg_jct - best) <= tolerance
+
+
+def format_low(low: float, avg_jct: float, best: float, tolerance: float) -> str:
+    """The low end of a gap: :data:`WITHIN_TOLERANCE` when it is negative only by the tolerance
+    (|J − U| ≤ tol), else :func:`format_gap`.
+
+    Examples
+    --------
+    >>> format_low(-0.0001, 100.0, 100.01, 0.032), format_low(-0.05, 95.0, 100.0, 0.032)
+    ('0.00%', '-5.00%')
+    """
+    if within_tolerance(low, avg_jct, best, tolerance):
+        return WITHIN_TOLERANCE
+    return format_gap(low)
+
+
 def format_interval(low: float, high: float) -> str:
     """A gap interval as ``[low, high]``.
 
@@ -69,9 +97,13 @@ def suite_rows(table: pd.DataFrame, policies: Sequence[str]) -> list[list[str]]:
                 format_seconds(float(record["best_avg_jct"])),
                 format_seconds(float(record["bound"])),
             ]
-        ends[name, str(record["policy"])] = format_interval(
-            float(record["gap_low"]), float(record["gap_high"])
+        low = format_low(
+            float(record["gap_low"]),
+            float(record["avg_jct"]),
+            float(record["best_avg_jct"]),
+            float(record["tolerance_s"]),
         )
+        ends[name, str(record["policy"])] = f"[{low}, {format_gap(float(record['gap_high']))}]"
     return [[*cells, *(ends[name, p] for p in policies)] for name, cells in rows.items()]
 
 
