@@ -334,7 +334,8 @@ def check_outputs(
 ) -> None:
     """Before anything runs: refuse an output that is not ours to replace (a link, a device, a
     FIFO, a directory, a file with other hard links: :func:`~sjfbsbf.core.atomic.check_output`)
-    or that is one of the command's inputs (docs/security.md), each in one line.
+    or that is one of the command's inputs (docs/security.md), or that another output of the
+    command also names, each in one line.
 
     Parameters
     ----------
@@ -346,10 +347,18 @@ def check_outputs(
     from sjfbsbf.core.atomic import check_output
 
     readable = [Path(p) for p in inputs if p is not None and Path(p).exists()]
+    taken: dict[str, str] = {}  # resolved path -> the option that writes it
     for option, path in outputs:
         if path is None:
             continue
         check_output(path)
+        resolved = os.path.realpath(path)
+        if resolved in taken:  # the second write would replace the first
+            raise typer.BadParameter(
+                f"{path} is also the file of {taken[resolved]}; give each output its own file",
+                param_hint=f"'{option}'",
+            )
+        taken[resolved] = option
         if not path.exists():
             continue
         for given in readable:

@@ -113,6 +113,24 @@ def simulate(
             "exact score, gap, status, solve time, ...) as CSV.",
         ),
     ] = None,
+    ticks_csv: Annotated[
+        Path | None,
+        typer.Option(
+            "--ticks-csv",
+            metavar="OUT.csv",
+            help="Write one row per processed tick (time, duration, busy_gpus, shared_gpus, "
+            "mem_used_gb, running, pending) as CSV.",
+        ),
+    ] = None,
+    placements_csv: Annotated[
+        Path | None,
+        typer.Option(
+            "--placements-csv",
+            metavar="OUT.csv",
+            help="Write one row per job and stretch on the same GPUs (job_id, start, end, gpus, "
+            "accumulation, sub_batch) as CSV.",
+        ),
+    ] = None,
     gantt: Annotated[Path | None, GANTT_OPTION] = None,
 ) -> None:
     """Run one policy on an instance file and print its metrics."""
@@ -139,11 +157,12 @@ def simulate(
     )
     if beliefs is not None:
         options["beliefs"] = beliefs
+    tables = [("--jobs-csv", jobs_csv), ("--ticks-csv", ticks_csv)]
+    tables += [("--placements-csv", placements_csv)]
     check_outputs(
-        [("--jobs-csv", jobs_csv), ("--rounds-csv", rounds_csv), ("--gantt", gantt)],
-        [instance_path, throughputs],
+        [*tables, ("--rounds-csv", rounds_csv), ("--gantt", gantt)], [instance_path, throughputs]
     )
-    for out in (jobs_csv, rounds_csv):
+    for out in (jobs_csv, ticks_csv, placements_csv, rounds_csv):
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)  # fail early on an unusable path
     console = stdout()
@@ -162,17 +181,19 @@ def simulate(
         f"processed, {elapsed:.2f} s[/dim]"
     )
     print_fallbacks(console, options)
-    if jobs_csv is not None:
-        from sjfbsbf.core.atomic import write_text_atomic
-        from sjfbsbf.experiments.csv_out import csv_text
+    from sjfbsbf.core.atomic import write_text_atomic
+    from sjfbsbf.experiments.csv_out import csv_text
 
-        write_text_atomic(jobs_csv, csv_text(result.jobs))
-        console.print(f"wrote {jobs_csv} ({len(result.jobs)} jobs)", markup=False, soft_wrap=True)
+    for path, frame, unit in (
+        (jobs_csv, result.jobs, "jobs"),
+        (ticks_csv, result.ticks, "ticks"),
+        (placements_csv, result.placements, "placements"),
+    ):
+        if path is not None and frame is not None:  # placements are always recorded here
+            write_text_atomic(path, csv_text(frame))
+            console.print(f"wrote {path} ({len(frame)} {unit})", markup=False, soft_wrap=True)
     if rounds_csv is not None:
         import pandas as pd
-
-        from sjfbsbf.core.atomic import write_text_atomic
-        from sjfbsbf.experiments.csv_out import csv_text
 
         rounds = pd.DataFrame(result.stats.get("round_log", []), columns=ROUND_COLUMNS)
         write_text_atomic(rounds_csv, csv_text(rounds))
