@@ -1,5 +1,5 @@
-"""Every Python block of README.md and docs/architecture.md runs as written, in order, in one
-namespace per file.
+"""Every Python block of README.md and docs/architecture.md runs as written and alone, each in a
+fresh interpreter.
 
 The README is the first thing a user runs, and the architecture page's extension examples are
 how they extend it; this keeps both from drifting from the code.
@@ -7,7 +7,6 @@ how they extend it; this keeps both from drifting from the code.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -37,19 +36,28 @@ def test_block_parser_finds_only_python_blocks() -> None:
     assert python_blocks(text) == ["x = 1\n", "y = 2\n"]
 
 
-@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
-def test_doc_python_blocks_run_in_order(doc: Path, tmp_path: Path) -> None:
-    # A fresh interpreter, as a reader has: nothing registered or imported by other tests.
-    blocks = python_blocks(doc.read_text(encoding="utf-8"))
+def _blocks() -> list[tuple[Path, int, str]]:
+    return [
+        (doc, number, block)
+        for doc in DOCS
+        for number, block in enumerate(python_blocks(doc.read_text(encoding="utf-8")), 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("doc", "number", "block"), _blocks(), ids=[f"{d.name}-{n}" for d, n, _ in _blocks()]
+)
+def test_each_python_block_runs_alone(doc: Path, number: int, block: str, tmp_path: Path) -> None:
+    # A fresh interpreter per block, as a reader who copies one block has: nothing imported or
+    # defined by another block or by other tests (issue 36: a block used the first one's `sb`).
     runner = (
-        "import json, sys\n"
-        "namespace = {'__name__': '__doc__'}\n"
-        "for number, block in enumerate(json.load(sys.stdin), 1):\n"
-        f"    exec(compile(block, f'{doc.name} python block {{number}}', 'exec'), namespace)\n"
+        "import sys\n"
+        f"exec(compile(sys.stdin.read(), '{doc.name} python block {number}', 'exec'), "
+        "{'__name__': '__doc__'})\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", runner],
-        input=json.dumps(blocks),
+        input=block,
         cwd=tmp_path,  # blocks may write files (e.g. a figure)
         env={**os.environ, "MPLBACKEND": "Agg"},
         capture_output=True,
