@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from formulations.offline.replay import replay
+from formulations.offline.gap import PolicyGap, gap_interval
+from formulations.offline.replay import interval_for, replay
 from formulations.result import SolveStatus
 from sjfbsbf.core.interference import Interference
 from sjfbsbf.core.model import Instance
@@ -97,3 +98,31 @@ class OfflineResult:
     def rescore(self) -> float:
         """The simulator's average JCT of the schedule, recomputed: equals ``replayed_avg_jct``."""
         return float(self.replay().jobs["jct"].mean())
+
+    def policy_gap(self, policy: str, **options: Any) -> PolicyGap:
+        """Simulate ``policy`` (with ``options``) on the result's instance, at its tick and
+        decision interval (:func:`~formulations.offline.replay.interval_for`) and interference,
+        and bound its gap to the optimum: the interval of :func:`~formulations.offline.gap.
+        gap_interval` between this result's schedule, its bound and its tolerance, as
+        ``sjfbsbf solve`` prints it.
+
+        Raises
+        ------
+        ValueError
+            Without an instance, or for an unknown policy or option.
+        """
+        from sjfbsbf.policies import make_policy
+        from sjfbsbf.sim.simulator import simulate
+
+        if self.instance is None:
+            raise ValueError("no instance to simulate the policy on")
+        run = simulate(
+            self.instance,
+            make_policy(policy, **options),
+            dt=self.dt,
+            interval=interval_for(self.dt),
+            interference=self.interference,
+        )
+        tolerance = float(self.info.get("tolerance_s") or 0.0)
+        low, high = gap_interval(run.avg_jct, self.replayed_avg_jct, self.bound, tolerance)
+        return PolicyGap(policy, run.avg_jct, low, high, run)

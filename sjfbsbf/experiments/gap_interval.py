@@ -1,4 +1,6 @@
-"""The gap of a policy to the offline optimum as an interval (docs/formulations.md §2.8).
+"""Gap tables: each policy's gap to the offline optimum as an interval (docs/formulations.md §2.8).
+
+The interval itself is :func:`formulations.offline.gap.gap_interval` (re-exported here).
 
 The optimum is known only between the best replayed schedule U (an upper bound) and a lower
 bound L; the policy's gap J ÷ optimum − 1 then lies in [J/U − 1, J/L − 1]. Both ends are widened
@@ -18,11 +20,18 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from formulations.offline.gap import MIN_DENOMINATOR_S, gap_interval
 from sjfbsbf.policies import make_policy
 from sjfbsbf.sim.result import SimResult
 
-#: The floor of the lower-bound end's denominator L − tol (s): keeps the high end finite.
-MIN_DENOMINATOR_S = 1e-9
+__all__ = [
+    "GAP_COLUMNS",
+    "MIN_DENOMINATOR_S",
+    "ORACLE_LABEL",
+    "gap_interval",
+    "gap_rows",
+    "is_preemptive",
+]
 
 #: The columns of a gap table (``sjfbsbf solve --out``, ``sjfbsbf gap --out``), in order.
 GAP_COLUMNS = (
@@ -41,46 +50,6 @@ GAP_COLUMNS = (
 )
 #: The ``beliefs`` of a policy that knew the truth (docs/model.md §4.1).
 ORACLE_LABEL = "oracle"
-
-
-def gap_interval(
-    avg_jct: float, best: float | None, bound: float | None, tolerance: float
-) -> tuple[float, float]:
-    """The interval [low, high] holding ``avg_jct`` ÷ optimum − 1.
-
-    Parameters
-    ----------
-    avg_jct
-        The policy's average JCT J (s).
-    best
-        The best replayed schedule's average JCT U (s), an upper bound on the optimum; ``None``
-        if unknown (then ``low`` is NaN).
-    bound
-        A lower bound L on the optimum (s); ``None`` if unknown (then ``high`` is +inf).
-    tolerance
-        The replay tolerance tol (s, ≥ 0) within which U and L hold.
-
-    Returns
-    -------
-    tuple of float
-        ``(J / (U + tol) − 1, J / max(L − tol, MIN_DENOMINATOR_S) − 1)``.
-
-    Raises
-    ------
-    ValueError
-        If ``tolerance`` is negative or not finite.
-
-    Examples
-    --------
-    >>> low, high = gap_interval(120.0, 100.0, 80.0, 0.5)
-    >>> round(low, 6), round(high, 6)
-    (0.19403, 0.509434)
-    """
-    if not (math.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"tolerance must be a finite number ≥ 0, not {tolerance!r}")
-    low = math.nan if best is None else avg_jct / (best + tolerance) - 1.0
-    high = math.inf if bound is None else avg_jct / max(bound - tolerance, MIN_DENOMINATOR_S) - 1.0
-    return low, high
 
 
 def is_preemptive(policy: str) -> bool:
