@@ -74,10 +74,9 @@ def suite_instance(name: str) -> Instance:
 
 
 def _beside_package() -> Path | None:
-    import formulations
-
-    files = getattr(formulations, "__file__", None)
-    return None if files is None else Path(files).resolve().parents[1] / "instances"
+    """``instances/`` beside the ``formulations`` package (this file is
+    ``formulations/offline/suite_files.py``)."""
+    return Path(__file__).resolve().parents[2] / "instances"
 
 
 def _installed_from() -> Path | None:
