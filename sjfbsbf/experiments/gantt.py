@@ -89,6 +89,21 @@ def gantt_bars(result: SimResult) -> pd.DataFrame:
     return bars.sort_values(["gpu", "start", "job_id"], kind="stable").reset_index(drop=True)
 
 
+#: Distinct colours before they repeat: tab20, tab20b and tab20c in turn (60; tab20 alone
+#: repeated every 20 jobs, so j6, j26 and j46 looked alike).
+PALETTE_SIZE = 60
+
+
+def job_colour(job_id: int) -> tuple[float, float, float, float]:
+    """The colour of job ``job_id``: the 60-colour palette in turn, the same job always alike."""
+    import matplotlib
+
+    index = job_id % PALETTE_SIZE
+    name = ("tab20", "tab20b", "tab20c")[index // 20]
+    colour: tuple[float, float, float, float] = matplotlib.colormaps[name](index % 20)
+    return colour
+
+
 def plot_gantt(
     result: SimResult,
     path: str | os.PathLike[str] | None = None,
@@ -129,12 +144,14 @@ def plot_gantt(
     if path is not None:
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
+    if num_gpus is None:
+        num_gpus = result.params.get("num_gpus")
     rows = num_gpus if num_gpus is not None else int(bars["gpu"].max()) + 1 if len(bars) else 1
     horizon = float(bars["end"].max()) if len(bars) else 1.0
-    fig, ax = plt.subplots(figsize=(11.0, max(2.5, 0.45 * rows + 1.5)), layout="constrained")
-    cmap = plt.get_cmap("tab20")
+    fig, ax = plt.subplots(figsize=(11.0, max(3.0, 0.45 * rows + 2.0)), layout="constrained")
     label = len(bars) <= MAX_LABELS
     finish = dict(zip(result.jobs["job_id"].tolist(), result.jobs["finish"].tolist(), strict=True))
     pieces: list[dict[str, Any]] = bars.to_dict("records")  # type: ignore[assignment]
@@ -149,7 +166,7 @@ def plot_gantt(
             left=start,
             height=height,
             align="edge",
-            color=cmap(job_id % 20),
+            color=job_colour(job_id),
             edgecolor="black",
             linewidth=0.4,
             hatch="//" if shared else None,
@@ -173,25 +190,29 @@ def plot_gantt(
         done = float(finish[job_id])
         if start < done <= end:  # the job completes in this piece: a tick where it does
             ax.plot([done, done], [bottom, bottom + height], color="black", linewidth=1.2)
-    ax.set_yticks(range(rows), [f"GPU {g}" for g in range(rows)])
+    per_node = result.params.get("gpus_per_node")
+    names = [f"GPU {g}" for g in range(rows)]
+    if per_node and rows > per_node:  # several nodes: name each row's node, draw the boundaries
+        names = [f"n{g // per_node} · GPU {g}" for g in range(rows)]
+        for boundary in range(per_node, rows, per_node):
+            ax.axhline(boundary - 0.5, color="black", linewidth=1.0, linestyle="--")
+    ax.set_yticks(range(rows), names)
     ax.set_ylim(rows - 0.5, -0.5)
     ax.set_xlim(0.0, horizon * 1.01)
     ax.set_xlabel("time (s)")
     ax.grid(axis="x", alpha=0.3)
     ax.set_axisbelow(True)
-    ax.legend(
-        handles=[
-            Patch(facecolor="white", edgecolor="black", hatch="//", label="shared GPU (half row)"),
-            Patch(
-                facecolor="white", edgecolor="black", label="jN sK bM: job, accumulation, sub-batch"
-            ),
-        ],
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.12),
-        ncols=2,
-        fontsize=8,
-        frameon=False,
-    )
+    handles = [
+        Patch(facecolor="white", edgecolor="black", hatch="//", label="shared GPU (half row)"),
+        Patch(facecolor="white", edgecolor="black", label="jN sK bM: job, accumulation, sub-batch"),
+        Line2D([], [], color="black", linewidth=1.2, marker="|", markersize=10, linestyle="none",
+               label="the job completes"),
+    ]  # fmt: skip
+    if per_node and rows > per_node:
+        handles.append(Line2D([], [], color="black", linestyle="--", label="node boundary"))
+    # Outside the axes, below the time axis's label: never over it, whatever the height.
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8,
+               frameon=False)  # fmt: skip
     jct = result.metrics.get("avg_jct")
     default = f"{result.policy}: average JCT {jct:,.1f} s" if jct is not None else result.policy
     ax.set_title(title if title is not None else default)

@@ -115,6 +115,8 @@ def simulate(
             "restart_overhead": restart_overhead,
             "decisions": run.decisions,
             "ticks_processed": len(run.rows),
+            "gpus_per_node": instance.cluster.gpus_per_node,  # for figures (node boundaries)
+            "num_gpus": instance.cluster.num_gpus,
             **({} if beliefs is None or beliefs.is_oracle else {"beliefs": beliefs.label()}),
         },
     )

@@ -50,8 +50,10 @@ def test_smoke_sweep_and_every_figure(tmp_path: Path) -> None:
         app, ["figs", "--results", str(out), "--gaps", str(gap), "--out", str(figs)]
     )
     assert done.exit_code == 0, done.output
-    stems = ["smoke-avg_jct", "smoke-jct_vs_load", "smoke-jct_cdf", "smoke-utilisation"]
-    stems += ["smoke-choices", "smoke-normalized_jct", "smoke-load_sweep", "gap-gaps"]
+    stems = ["smoke-avg_jct", "smoke-jct_vs_load", "smoke-jct_cdf", "smoke-normalized_jct"]
+    stems += ["smoke-load_sweep", "gap"]  # gap.csv's figure (was gap-gaps)
+    for level in ("rate-factor-1", "rate-factor-2"):  # one file per load level, none dropped
+        stems += [f"smoke-utilisation-{level}", f"smoke-choices-{level}"]
     for stem in stems:
         assert (figs / f"{stem}.png").read_bytes()[:4] == b"\x89PNG", stem
         assert (figs / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-", stem
