@@ -38,7 +38,6 @@ policy = "sjf"
 """
 
 
-@pytest.mark.slow
 def test_ray_gives_the_local_rows_and_failures(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text(SWEEP, encoding="utf-8")
