@@ -29,8 +29,10 @@ from sjfbsbf.experiments.factor_maps import write_factor_maps
 from sjfbsbf.experiments.figure_common import (
     STYLE,
     bootstrap_ci,
+    configurations,
     grid,
     load_columns,
+    load_text,
     save,
     summary,
 )
@@ -85,21 +87,41 @@ def _fig_avg_jct(name: str, table: pd.DataFrame, out: Path, written: list[Path])
 
 
 def _fig_load(name: str, table: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """Average JCT against the load, one panel per configuration (and level of any other load
+    column): lines of different configurations are never averaged together."""
     import matplotlib.pyplot as plt
 
     loads = load_columns(table)
     if not loads:
         return
-    fig, ax = plt.subplots(layout="constrained")
-    stats = summary(table, ["label", loads[0]])
-    for label in ordered(stats["label"].tolist()):
-        rows = stats[stats["label"] == label].sort_values(loads[0])
-        ax.plot(rows[loads[0]], rows["mean"], marker="o", label=label)
-        ax.fill_between(rows[loads[0]], rows["low"], rows["high"], alpha=0.2)
-    ax.set_xlabel(loads[0].split("_", 1)[1].replace("_", " "))
-    ax.set_ylabel("average JCT (s)")
-    ax.legend(fontsize=8)
-    ax.set_title(f"{name}: average JCT against load (95% bootstrap CI over seeds)")
+    parts = []
+    for title, rows in configurations(table):
+        if len(loads) == 1:
+            parts.append((title, rows))
+            continue
+        for levels, part in rows.groupby(loads[1:], sort=True):
+            values = levels if isinstance(levels, tuple) else (levels,)
+            texts = [load_text(c, v) for c, v in zip(loads[1:], values, strict=True)]
+            parts.append((", ".join(t for t in (title, *texts) if t), part))
+    fig, axes = plt.subplots(
+        1,
+        len(parts),
+        squeeze=False,
+        layout="constrained",
+        figsize=(max(8.0, 5.0 * len(parts)), 4.8),
+        sharey=True,
+    )
+    for ax, (title, rows) in zip(axes[0], parts, strict=True):
+        stats = summary(rows, ["label", loads[0]])
+        for label in ordered(stats["label"].tolist()):
+            line = stats[stats["label"] == label].sort_values(loads[0])
+            ax.plot(line[loads[0]], line["mean"], marker="o", label=label)
+            ax.fill_between(line[loads[0]], line["low"], line["high"], alpha=0.2)
+        ax.set_xlabel(loads[0].split("_", 1)[1].replace("_", " "))
+        ax.set_title(title or name, fontsize=9)
+    axes[0, 0].set_ylabel("average JCT (s)")
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(f"{name}: average JCT against load (95% bootstrap CI over seeds)")
     save(fig, out, f"{name}-jct_vs_load", written)
 
 

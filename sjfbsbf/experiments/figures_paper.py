@@ -53,28 +53,37 @@ def plot_normalized_jct(
     seeds = sorted(int(s) for s in table["seed"].unique())
     ax.set_title(f"{table['sweep'].iloc[0]}: mean over seeds {seeds}")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # never over a bar
     fig.tight_layout()
     _write(fig, path)
 
 
 def plot_load_sweep(table: pd.DataFrame, path: str | os.PathLike[str]) -> None:
-    """Lines: mean average JCT over seeds (minutes, log scale) against ``wl_rate_factor``."""
+    """Lines: mean average JCT over seeds (minutes, log scale) against ``wl_rate_factor``, one
+    panel per configuration of the other workload / simulator columns that vary."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    means = table.groupby(["label", "wl_rate_factor"])["avg_jct"].mean().unstack(0)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label in ordered(list(means.columns)):
-        style = "-" if "/" not in label else ":"
-        ax.plot(means.index, means[label] / 60.0, style, marker="o", label=label)
-    ax.set_xlabel("arrival rate × default (offered load 0.8 at ×1)")
-    ax.set_ylabel("average JCT (min)")
-    ax.set_yscale("log")
-    ax.set_title(f"{table['sweep'].iloc[0]}: average JCT against the arrival rate")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
+    from sjfbsbf.experiments.figure_common import configurations
+
+    parts = configurations(table)
+    fig, axes = plt.subplots(
+        1, len(parts), squeeze=False, figsize=(max(7.0, 5.0 * len(parts)), 4.5), sharey=True
+    )
+    for ax, (title, rows) in zip(axes[0], parts, strict=True):
+        means = rows.groupby(["label", "wl_rate_factor"])["avg_jct"].mean().unstack(0)
+        for label in ordered(list(means.columns)):
+            style = "-" if "/" not in label else ":"
+            ax.plot(means.index, means[label] / 60.0, style, marker="o", label=label)
+        ax.set_xlabel("arrival rate × default (offered load 0.8 at ×1)")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+        if title:
+            ax.set_title(title, fontsize=9)
+    axes[0, 0].set_ylabel("average JCT (min)")
+    axes[0, 0].legend(fontsize=8, ncol=2)
+    fig.suptitle(f"{table['sweep'].iloc[0]}: average JCT against the arrival rate")
     fig.tight_layout()
     _write(fig, path)

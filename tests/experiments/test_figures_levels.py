@@ -89,3 +89,26 @@ def test_slugs_and_gap_stems() -> None:
     assert gap_stem(Path("gaps.csv")) == "gaps"  # was gaps-gaps
     assert gap_stem(Path("suite-gap.json")) == "suite-gap"
     assert gap_stem(Path("results.csv")) == "results-gaps"
+
+
+def test_the_load_figure_never_averages_configurations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jct_vs_load drew one line per policy over every configuration's rows (nodes=1 and 4
+    averaged); now one panel per configuration, each line that configuration's means."""
+    import sjfbsbf.experiments.figures as figures
+
+    variants = '[[variants]]\npolicy = "sjf"\n'
+    path = tmp_path / "s.toml"
+    path.write_text(SWEEP.format(variants=variants, gpus=[8]), encoding="utf-8")
+    table = run_sweep(load_sweep(path), tmp_path / "out")
+    drawn: dict[str, object] = {}
+    monkeypatch.setattr(figures, "save", lambda fig, out, stem, written: drawn.update({stem: fig}))
+    figures._fig_load("levels", table, tmp_path, [])
+    fig = drawn["levels-jct_vs_load"]
+    axes = [ax for ax in fig.axes if ax.get_visible()]  # type: ignore[attr-defined]
+    assert [ax.get_title() for ax in axes] == ["nodes=1", "nodes=4"]
+    for ax, nodes in zip(axes, (1, 4), strict=True):
+        (line,) = ax.get_lines()
+        rows = table[table["wl_nodes"] == nodes].sort_values("wl_rate_factor")
+        assert list(line.get_ydata()) == pytest.approx(rows["avg_jct"].tolist())
