@@ -63,16 +63,25 @@ def configurations(table: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
         for c in table.columns
         if c.startswith(("wl_", "sim_"))
         and c not in LOAD_COLUMNS
-        and table[c].astype(str).nunique() > 1
+        and table[c].astype(str).nunique(dropna=False) > 1  # absent (NaN) is a level too
     ]
     if not varying:
         return [("", table)]
     out = []
     for values, rows in table.groupby(varying, sort=True, dropna=False):
         parts = values if isinstance(values, tuple) else (values,)
-        title = ", ".join(f"{c.split('_', 1)[1]}={v}" for c, v in zip(varying, parts, strict=True))
+        title = ", ".join(
+            f"{c.split('_', 1)[1]}={_level(v)}"
+            for c, v in zip(varying, parts, strict=True)
+        )
         out.append((title, rows))
     return out
+
+
+def _level(value: Any) -> str:
+    """A level as text; an absent one (NaN: the run left the key out) is the default."""
+    absent = value is None or value is pd.NA or (isinstance(value, float) and value != value)
+    return "default" if absent else str(value)
 
 
 def summary(rows: pd.DataFrame, by: Sequence[str], metric: str = "avg_jct") -> pd.DataFrame:

@@ -25,7 +25,7 @@ import pandas as pd
 
 from sjfbsbf.core.atomic import atomic_path, check_output
 from sjfbsbf.core.errors import InstanceError
-from sjfbsbf.experiments.factor_maps import write_factor_maps
+from sjfbsbf.experiments.factor_maps import with_defaults, write_factor_maps
 from sjfbsbf.experiments.figure_common import (
     STYLE,
     bootstrap_ci,
@@ -210,6 +210,7 @@ def _draw(
         for directory in results:
             table = read_results(directory)
             for name, rows in table.groupby("sweep", sort=True):
+                rows = with_defaults(rows)  # absent beliefs and constants: their defaults
                 if is_regime_sweep(rows):  # maps of the whole sweep; the rest on its default plane
                     _regimes(str(name), rows, out, written)
                     rows = default_plane(rows)

@@ -112,3 +112,28 @@ def test_the_load_figure_never_averages_configurations(
         (line,) = ax.get_lines()
         rows = table[table["wl_nodes"] == nodes].sort_values("wl_rate_factor")
         assert list(line.get_ydata()) == pytest.approx(rows["avg_jct"].tolist())
+
+
+def test_an_absent_belief_is_a_level_of_its_own(tmp_path: Path) -> None:
+    """A sweep over estimators leaves ``oracle`` out of its runs (NaN): the figures counted one
+    level and mixed oracle and lognormal runs in every panel."""
+    from sjfbsbf.experiments.figure_common import configurations
+
+    table = pd.DataFrame({"sim_estimator": pd.array([None, "lognormal:sigma=1"], dtype="string")})
+    assert [t for t, _ in configurations(table)] == [
+        "estimator=lognormal:sigma=1",
+        "estimator=default",
+    ]
+    sweep = (
+        SWEEP.format(variants='[[variants]]\npolicy = "sjf"\n', gpus=[8])
+        .replace("nodes = [1, 4]", "nodes = 1")
+        .replace("dt = 10.0", 'dt = 10.0\nestimator = ["oracle", "lognormal:sigma=1"]')
+    )
+    path = tmp_path / "s.toml"
+    path.write_text(sweep, encoding="utf-8")
+    run_sweep(load_sweep(path), tmp_path / "out")
+    written = {p.name for p in make_figures([tmp_path / "out"], tmp_path / "figs")}
+    for estimator in ("oracle", "lognormalsigma-1"):
+        for level in ("1", "2"):
+            name = f"levels-utilisation-estimator-{estimator}_rate-factor-{level}.png"
+            assert name in written, sorted(written)
