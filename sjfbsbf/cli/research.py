@@ -357,9 +357,16 @@ def solve(
 @app.command()
 def gap(
     suite: Annotated[
-        Path,
-        typer.Option("--suite", metavar="DIR", help="Directory with instances and optima.json."),
-    ] = Path("instances"),
+        Path | None,
+        typer.Option(
+            "--suite",
+            metavar="DIR",
+            help="Directory with instances and optima.json [default: the suite of the checkout, "
+            "found from any folder: $SJFBSBF_SUITE, else instances/ beside the package or where "
+            "pip installed it from].",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[Path | None, OUT_OPTION] = None,
     policies: Annotated[
         str | None,
@@ -391,6 +398,13 @@ def gap(
         raise typer.BadParameter(
             "the suite's instances carry no estimates", param_hint="'--estimator'"
         )
+    if suite is None:
+        from formulations.offline.suite_files import suite_dir
+
+        try:
+            suite = suite_dir()
+        except FileNotFoundError as exc:
+            fail(f"sjfbsbf: error: {exc} (or give --suite DIR)", 1)
     if not (suite / OPTIMA_FILE).is_file():
         fail(
             f"sjfbsbf: error: {suite / OPTIMA_FILE}: no such file; --suite names a folder of "

@@ -335,3 +335,22 @@ def test_cli_solve_search(tmp_path: Path) -> None:
     refused = CliRunner().invoke(app, ["solve", str(path), "--search", "-1"])
     assert refused.exit_code != 0 and "--search" in refused.output
     assert "Traceback" not in refused.output
+
+
+def test_cli_gap_finds_the_suite_from_any_folder(
+    small_suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --suite, gap uses fm.suite_dir() (issue 36: its default was instances/ of the
+    working folder); a bad SJFBSBF_SUITE is one line."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SJFBSBF_SUITE", str(small_suite))
+    result = CliRunner().invoke(app, ["gap"])
+    assert result.exit_code == 0, result.output
+    assert str(small_suite) in " ".join(result.output.split())
+    assert "n10-g8-light-b" in result.output
+    monkeypatch.setenv("SJFBSBF_SUITE", str(tmp_path))
+    bad = CliRunner().invoke(app, ["gap"])
+    assert bad.exit_code == 1
+    line = " ".join(bad.output.split())
+    expected = f"sjfbsbf: error: SJFBSBF_SUITE={tmp_path}: no optima.json in that folder"
+    assert line == expected + " (or give --suite DIR)"
