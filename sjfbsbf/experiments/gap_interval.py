@@ -1,16 +1,8 @@
 """Gap tables: each policy's gap to the offline optimum as an interval (docs/formulations.md §2.8).
 
-The interval itself is :func:`formulations.offline.gap.gap_interval` (re-exported here).
-
-The optimum is known only between the best replayed schedule U (an upper bound) and a lower
-bound L; the policy's gap J ÷ optimum − 1 then lies in [J/U − 1, J/L − 1]. Both ends are widened
-by the replay tolerance tol of docs/formulations.md §2.5 (U and L hold up to it):
-
-    low  = J / (U + tol) − 1
-    high = J / max(L − tol, MIN_DENOMINATOR_S) − 1
-
-For a proven optimum U and L agree within tol and the interval is narrow; for an unproven one it
-spans the solver's remaining gap. Preemptive policies are not bounded below by the
+The interval itself, [J/(U + tol) − 1, J/max(L − tol, MIN_DENOMINATOR_S) − 1], is
+:func:`formulations.offline.gap.gap_interval` (re-exported here); this module makes the rows of a
+gap table from simulated policies. Preemptive policies are not bounded below by the
 (non-preemptive) optimum, so their interval may be negative; they are reported apart.
 """
 
