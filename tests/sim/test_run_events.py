@@ -175,5 +175,10 @@ def test_the_result_records_the_run_parameters_and_counts() -> None:
         "restart_overhead": 3.0,
         "decisions": 2,
         "ticks_processed": 2,
+        "gpus_per_node": 1,
+        "num_gpus": 1,
     }
     assert result.policy == "fifo"
+    wide = Instance(Cluster(nodes=2, gpus_per_node=3), instance.jobs)  # the shape, for figures
+    params = simulate(wide, make_policy("fifo"), dt=2.0).params
+    assert (params["gpus_per_node"], params["num_gpus"]) == (3, 6)
