@@ -1,12 +1,13 @@
 """The ``sjfbsbf`` command line (entry point ``sjfbsbf = sjfbsbf.cli:app``).
 
 Importing this package registers every command on :data:`app`: :mod:`sjfbsbf.cli.run`
-(``simulate``, ``compare``, ``policies``), :mod:`sjfbsbf.cli.research` (``sweep``, ``solve``,
-``gap``), :mod:`sjfbsbf.cli.figs` (``figs``) and :mod:`sjfbsbf.cli.data` (``data``).
+(``simulate``, ``compare``), :mod:`sjfbsbf.cli.policies` (``policies``),
+:mod:`sjfbsbf.cli.research` (``sweep``, ``solve``, ``gap``), :mod:`sjfbsbf.cli.figs` (``figs``)
+and :mod:`sjfbsbf.cli.data` (``data``).
 Start-up stays light: heavy packages are imported inside the commands.
 """
 
-from sjfbsbf.cli import data, figs, research, run
+from sjfbsbf.cli import data, figs, policies, research, run
 from sjfbsbf.cli.common import app
 
-__all__ = ["app", "data", "figs", "research", "run"]
+__all__ = ["app", "data", "figs", "policies", "research", "run"]

@@ -1,7 +1,8 @@
 """The ``sjfbsbf`` command group and what its commands share: options, one-line failures, output.
 
-The commands are in :mod:`sjfbsbf.cli.run` (``simulate``, ``compare``, ``policies``) and
-:mod:`sjfbsbf.cli.research` (``sweep``, ``solve``, ``gap``); importing :mod:`sjfbsbf.cli`
+The commands are in :mod:`sjfbsbf.cli.run` (``simulate``, ``compare``),
+:mod:`sjfbsbf.cli.policies` and :mod:`sjfbsbf.cli.research` (``sweep``, ``solve``, ``gap``), and
+others; importing :mod:`sjfbsbf.cli`
 registers them all on :data:`app`.
 
 Every expected failure (a missing or malformed instance file, an unknown policy, a bad option

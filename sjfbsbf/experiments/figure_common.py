@@ -71,8 +71,7 @@ def configurations(table: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     for values, rows in table.groupby(varying, sort=True, dropna=False):
         parts = values if isinstance(values, tuple) else (values,)
         title = ", ".join(
-            f"{c.split('_', 1)[1]}={_level(v)}"
-            for c, v in zip(varying, parts, strict=True)
+            f"{c.split('_', 1)[1]}={_level(v)}" for c, v in zip(varying, parts, strict=True)
         )
         out.append((title, rows))
     return out
