@@ -31,6 +31,14 @@ def check_out(out: Path | None) -> None:
         raise typer.BadParameter(f"{out} is a directory", param_hint="'--out'")
 
 
+def bound_part(name: str, value: float) -> str:
+    """One lower bound of ``solve``'s "best of" line; one at or below zero (a CP-SAT model bound
+    stopped early, e.g. -1,118.40 s) is true but says nothing, and is shown as such."""
+    if value <= 0:
+        return f"{name} ≤ 0 (no information yet)"
+    return f"{name} {value:,.2f} s"
+
+
 def solve_gap_table(rows: list[dict[str, Any]]) -> Any:
     """The table of ``solve``: policy, average JCT and both ends of its gap."""
     from rich.table import Table

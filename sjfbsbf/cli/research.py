@@ -28,6 +28,7 @@ from sjfbsbf.cli.common import (
 from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
 from sjfbsbf.cli.gap_tables import (
     PREEMPTIVE_NOTE,
+    bound_part,
     check_out,
     solve_gap_table,
     solver_line,
@@ -278,7 +279,7 @@ def solve(
     console.print(f"lower bound         {seconds(result.bound)} s", markup=False)
     bounds = info.get("bounds", {})
     if bounds:
-        parts = [f"{name} {seconds(v)} s" for name, v in bounds.items() if v is not None]
+        parts = [bound_part(name, v) for name, v in bounds.items() if v is not None]
         console.print(f"  best of           {', '.join(parts)}", markup=False)
     source = info.get("source")
     if source is not None:

@@ -354,3 +354,14 @@ def test_cli_gap_finds_the_suite_from_any_folder(
     line = " ".join(bad.output.split())
     expected = f"sjfbsbf: error: SJFBSBF_SUITE={tmp_path}: no optima.json in that folder"
     assert line == expected + " (or give --suite DIR)"
+
+
+def test_a_bound_at_or_below_zero_is_said_to_say_nothing() -> None:
+    """A CP-SAT model bound of a run stopped early can be negative ("model -1,118.40 s"): true
+    for an average JCT, and useless; the line says so instead of printing it as a number."""
+    from sjfbsbf.cli.gap_tables import bound_part
+
+    assert bound_part("model", -1118.4) == "model ≤ 0 (no information yet)"
+    assert bound_part("model", 0.0) == "model ≤ 0 (no information yet)"
+    assert bound_part("fluid", 1e-3) == "fluid 0.00 s"
+    assert bound_part("fluid", 1234.5) == "fluid 1,234.50 s"
