@@ -194,7 +194,7 @@ def labels(frame: pd.DataFrame, column: str, source: str, first: int) -> np.ndar
             row=f"line {first + index}",
             field=column,
         )
-    values = text.to_numpy(dtype=object)
+    values = text.to_numpy(dtype=object, copy=True)  # pandas 3 may hand out a read-only view
     values[values == ""] = None
     return values
 

@@ -115,3 +115,16 @@ def test_rows_without_labels_become_jobs_by_the_first_rule_that_skips_them() -> 
         (int, float, int, float)
     ] * 2
     assert skipped == {"cpu_only": [1], "no_run_time": [2]}
+
+
+def test_labels_of_an_object_column_are_a_copy() -> None:
+    """pandas 3 hands out a read-only view of an object column: ``labels`` wrote into it and
+    failed ("assignment destination is read-only"); it never touches the caller's frame."""
+    import pandas as pd
+
+    from sjfbsbf.workloads.trace_csv import labels
+
+    frame = pd.DataFrame({"user": [" u1 ", None, ""]}, dtype=object)
+    values = labels(frame, "user", "t.csv", 2)
+    assert values is not None and list(values) == ["u1", None, None]
+    assert frame["user"].tolist() == [" u1 ", None, ""]
