@@ -2,12 +2,12 @@
 
 Importing this package registers every command on :data:`app`: :mod:`sjfbsbf.cli.run`
 (``simulate``, ``compare``), :mod:`sjfbsbf.cli.policies` (``policies``),
-:mod:`sjfbsbf.cli.research` (``sweep``, ``solve``, ``gap``), :mod:`sjfbsbf.cli.figs` (``figs``)
-and :mod:`sjfbsbf.cli.data` (``data``).
+:mod:`sjfbsbf.cli.sweep` (``sweep``), :mod:`sjfbsbf.cli.research` (``solve``, ``gap``),
+:mod:`sjfbsbf.cli.figs` (``figs``) and :mod:`sjfbsbf.cli.data` (``data``).
 Start-up stays light: heavy packages are imported inside the commands.
 """
 
-from sjfbsbf.cli import data, figs, policies, research, run
+from sjfbsbf.cli import data, figs, policies, research, run, sweep
 from sjfbsbf.cli.common import app
 
-__all__ = ["app", "data", "figs", "policies", "research", "run"]
+__all__ = ["app", "data", "figs", "policies", "research", "run", "sweep"]
