@@ -296,6 +296,7 @@ def compare(
     from sjfbsbf.experiments.compare import run_policies
     from sjfbsbf.experiments.csv_out import csv_text
     from sjfbsbf.experiments.report import compare_table, plot_comparison
+    from sjfbsbf.sim.metrics import FAIRNESS_METRICS
 
     instance = _load_or_default(instance_path, seed)
     check_dt(instance, options)
@@ -319,7 +320,10 @@ def compare(
         results = run_policies(instance, names, progress=progress, policy_options=chosen, **options)
     elapsed = time.perf_counter() - started
     table = compare_table(results)
-    console.print(_compare_table(table, instance.name or source))
+    title = instance.name or source
+    fairness = [key for key in FAIRNESS_METRICS if key in table.columns]
+    console.print(_compare_table(table.drop(columns=fairness), f"Policy comparison: {title}"))
+    console.print(_compare_table(table[fairness], f"Stretch and fairness: {title}"))
     plural = "policy" if len(names) == 1 else "policies"
     console.print(f"[dim]{len(names)} {plural} simulated in {elapsed:.2f} s[/dim]")
     print_fallbacks(console, options)
@@ -356,15 +360,24 @@ def _metrics_table(result: SimResult) -> Table:
 
 
 def _compare_table(frame: pd.DataFrame, title: str) -> Table:
-    """A rich table of :func:`sjfbsbf.experiments.report.compare_table`; the best time per
-    column in bold."""
+    """A rich table of columns of :func:`sjfbsbf.experiments.report.compare_table`; the best
+    value per column in bold (the lowest; the highest for Jain's index; fractions unmarked)."""
     from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
 
-    from sjfbsbf.experiments.report import FRACTION_METRICS, format_metric, metric_label
+    from sjfbsbf.experiments.report import (
+        FRACTION_METRICS,
+        HIGHER_IS_BETTER,
+        format_metric,
+        metric_label,
+    )
 
-    best = {key: frame[key].min() for key in frame.columns if key not in FRACTION_METRICS}
+    best = {
+        key: frame[key].max() if key in HIGHER_IS_BETTER else frame[key].min()
+        for key in frame.columns
+        if key not in FRACTION_METRICS
+    }
     rows = []
     for policy, row in frame.iterrows():
         cells = [escape(str(policy))]
@@ -374,9 +387,10 @@ def _compare_table(frame: pd.DataFrame, title: str) -> Table:
                 text = f"[bold]{text}[/bold]"
             cells.append(text)
         rows.append(cells)
+    times = any(metric_label(str(key)).endswith("(s)") for key in frame.columns)
     table = Table(
-        title=f"Policy comparison: {escape(title)}",
-        caption="times in seconds; lowest time per column in bold",
+        title=escape(title),
+        caption=("times in seconds; " if times else "") + "best per column in bold",
         show_edge=False,
     )
     # Headers break at spaces and cells never do, so narrow terminals wrap headers, not numbers.

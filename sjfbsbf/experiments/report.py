@@ -17,7 +17,9 @@ from sjfbsbf.sim.metrics import METRIC_LABELS
 from sjfbsbf.sim.result import SimResult
 
 #: Metrics that are fractions in [0, 1] (shown as percentages).
-FRACTION_METRICS = frozenset({"gpu_utilization", "shared_gpu_time_share"})
+FRACTION_METRICS = frozenset({"gpu_utilization", "shared_gpu_time_share", "ftf_above_1"})
+#: Metrics where higher is better (every other metric but the fractions: lower is better).
+HIGHER_IS_BETTER = frozenset({"jain_stretch"})
 
 
 def compare_table(results: Sequence[SimResult]) -> pd.DataFrame:
@@ -66,6 +68,8 @@ def format_metric(key: str, value: float) -> str:
     '1,359'
     >>> format_metric("gpu_utilization", 0.6783)
     '67.8%'
+    >>> format_metric("p99_stretch", 39.8)
+    '39.80'
     """
     if math.isnan(value):
         return "-"
@@ -73,6 +77,10 @@ def format_metric(key: str, value: float) -> str:
         return f"{value:.1%}"
     if metric_label(key).endswith("(s)"):
         return f"{value:,.0f}"
+    if key == "jain_stretch":
+        return f"{value:.3f}"
+    if key in {"avg_stretch", "p99_stretch", "max_ftf"}:
+        return f"{value:,.2f}"
     return f"{value:.4g}"
 
 
@@ -82,8 +90,10 @@ def plot_comparison(
     """Write a PNG comparing policies: completion and queueing times, utilisation and sharing.
 
     The left panel shows average JCT, p99 JCT and average queueing delay per policy (seconds,
-    average JCT labelled on its bar); the right panel GPU utilisation and the share of busy
-    GPU-time spent shared (percent). The file is written atomically.
+    average JCT labelled on its bar); the middle panel GPU utilisation and the share of busy
+    GPU-time spent shared (percent); the right panel, when the table has them, average and p99
+    stretch and the largest finish-time fairness ρ (docs/model.md §4.2). The file is written
+    atomically.
 
     Parameters
     ----------
@@ -106,10 +116,18 @@ def plot_comparison(
     times = [k for k in ("avg_jct", "p99_jct", "avg_queueing_delay") if k in table.columns]
     fractions = [k for k in ("gpu_utilization", "shared_gpu_time_share") if k in table.columns]
 
-    width_in = min(24.0, max(9.0, 2.0 + 2.0 * len(policies)))
-    fig, (ax_time, ax_frac) = plt.subplots(
-        1, 2, figsize=(width_in, 5.0), gridspec_kw={"width_ratios": [3, 2]}, layout="constrained"
+    stretches = [k for k in ("avg_stretch", "p99_stretch", "max_ftf") if k in table.columns]
+
+    width_in = min(30.0, max(9.0, 2.0 + 2.0 * len(policies))) * (1.4 if stretches else 1.0)
+    ratios = [3, 2, 2] if stretches else [3, 2]
+    fig, axes = plt.subplots(
+        1,
+        len(ratios),
+        figsize=(width_in, 5.0),
+        gridspec_kw={"width_ratios": ratios},
+        layout="constrained",
     )
+    ax_time, ax_frac = axes[0], axes[1]
     colors = ["#4C72B0", "#C44E52", "#8C8C8C"]
     bar_w = 0.8 / max(1, len(times))
     for i, key in enumerate(times):
@@ -150,7 +168,29 @@ def plot_comparison(
     ax_frac.grid(axis="y", alpha=0.3)
     ax_frac.set_axisbelow(True)
 
-    for ax in (ax_time, ax_frac):
+    if stretches:
+        ax_str = axes[2]
+        str_colors = ["#8172B3", "#937860", "#DA8BC3"]
+        bar_w = 0.8 / len(stretches)
+        for i, key in enumerate(stretches):
+            bars = ax_str.bar(
+                x + (i - (len(stretches) - 1) / 2) * bar_w,
+                table[key].to_numpy(dtype=float),
+                bar_w,
+                label=metric_label(key),
+                color=str_colors[i % len(str_colors)],
+            )
+            if key == "avg_stretch":
+                ax_str.bar_label(bars, fmt="{:.2f}", fontsize=8, padding=2)
+        ax_str.axhline(1.0, color="black", linewidth=0.8, alpha=0.5)
+        ax_str.set_xticks(x, policies)
+        ax_str.set_ylabel("ratio")
+        ax_str.set_title("Stretch and finish-time fairness ρ (lower is better)")
+        ax_str.legend(frameon=False, fontsize=9)
+        ax_str.grid(axis="y", alpha=0.3)
+        ax_str.set_axisbelow(True)
+
+    for ax in axes:
         ax.set_xlabel("policy")
         if len(policies) > 6 or max(len(p) for p in policies) > 12:
             ax.tick_params(axis="x", labelrotation=30)

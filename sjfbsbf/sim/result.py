@@ -8,12 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sjfbsbf.sim.fairness import contention, finish_time_fairness, stretch
 from sjfbsbf.sim.metrics import compute_metrics
 from sjfbsbf.sim.state import SimState
 
-#: Columns of the per-job table, in order.
 #: Columns of :attr:`SimResult.placements`.
 PLACEMENT_COLUMNS = ("job_id", "start", "end", "gpus", "accumulation", "sub_batch")
+
+#: Columns of the per-job table, in order (columns are added at the end, never renamed).
 
 JOB_COLUMNS = (
     "job_id",
@@ -30,6 +32,11 @@ JOB_COLUMNS = (
     "sub_batch",
     "accumulation",
     "preemptions",
+    "vc",
+    "user",
+    "stretch",
+    "contention",
+    "ftf",
 )
 
 
@@ -96,13 +103,15 @@ def build_result(
             sub_batch.append(None)
         else:
             sub_batch.append(job.batch // int(state.accumulation[i]))
+    jct = state.finish - state.arrival
+    present = contention(state.arrival, state.finish)
     jobs = pd.DataFrame(
         {
             "job_id": state.ids,
             "arrival": state.arrival,
             "start": state.first_start,
             "finish": state.finish,
-            "jct": state.finish - state.arrival,
+            "jct": jct,
             "queueing_delay": state.first_start - state.arrival,
             "gpus": state.gpus,
             "model": [j.model if j.model is not None else "" for j in instance.jobs],
@@ -115,6 +124,11 @@ def build_result(
             "sub_batch": pd.array(sub_batch, dtype="Int64"),
             "accumulation": state.accumulation,
             "preemptions": state.preemptions,
+            "vc": [j.vc if j.vc is not None else "" for j in instance.jobs],
+            "user": [j.user if j.user is not None else "" for j in instance.jobs],
+            "stretch": stretch(jct, state.exclusive),
+            "contention": present,
+            "ftf": finish_time_fairness(jct, state.exclusive, present),
         },
         columns=list(JOB_COLUMNS),
     )

@@ -34,11 +34,24 @@ def test_utilization_of_a_half_idle_cluster() -> None:
     assert result.metrics["gpu_utilization"] == pytest.approx(0.5)
 
 
-def _jobs(jcts: list[float], arrivals: list[float]) -> pd.DataFrame:
+def _jobs(
+    jcts: list[float],
+    arrivals: list[float],
+    stretch: list[float] | None = None,
+    ftf: list[float] | None = None,
+) -> pd.DataFrame:
     finish = [a + j for a, j in zip(arrivals, jcts, strict=True)]
     queue = [j / 10 for j in jcts]
+    ones = [1.0] * len(jcts)
     return pd.DataFrame(
-        {"arrival": arrivals, "finish": finish, "jct": jcts, "queueing_delay": queue}
+        {
+            "arrival": arrivals,
+            "finish": finish,
+            "jct": jcts,
+            "queueing_delay": queue,
+            "stretch": ones if stretch is None else stretch,
+            "ftf": ones if ftf is None else ftf,
+        }
     )
 
 
@@ -78,3 +91,16 @@ def test_a_run_shorter_than_a_second_is_still_measured() -> None:
     metrics = compute_metrics(_jobs([0.5], [0.0]), _ticks([0.5], [1], [1]), 1)
     assert metrics["gpu_utilization"] == 1.0
     assert metrics["shared_gpu_time_share"] == 1.0
+
+
+def test_the_fairness_metrics_of_a_table_by_hand() -> None:
+    """Stretches 1, 1, 2, 4 (mean 2; Jain = 8² ÷ (4 · 22) = 64/88; numpy's p99 interpolates
+    between 2 and 4 at 0.97: 3.94) and ρ 0.5, 1, 1.0000001, 3: the largest is 3 and two of four
+    exceed 1 (exactly 1 does not)."""
+    jobs = _jobs([1.0] * 4, [0.0] * 4, [1.0, 1.0, 2.0, 4.0], [0.5, 1.0, 1.0000001, 3.0])
+    metrics = compute_metrics(jobs, _ticks([1.0], [1], [0]), 1)
+    assert metrics["avg_stretch"] == pytest.approx(2.0)
+    assert metrics["p99_stretch"] == pytest.approx(2.0 + 0.97 * 2.0)
+    assert metrics["jain_stretch"] == pytest.approx(64 / 88)
+    assert metrics["max_ftf"] == 3.0
+    assert metrics["ftf_above_1"] == 0.5

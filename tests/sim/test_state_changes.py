@@ -141,12 +141,22 @@ def test_the_per_job_table_has_its_documented_types() -> None:
     (docs/model.md §4, per-job table)."""
     res = simulate(preempted_at_its_resume(), make_policy("srtf"), restart_overhead=30.0)
     jobs = res.jobs
-    # model and partners are text (object in pandas 2, str in pandas 3)
-    assert all(pd.api.types.is_string_dtype(jobs[name]) for name in ("model", "partners"))
-    types = {
-        name: str(kind) for name, kind in jobs.drop(columns=["model", "partners"]).dtypes.items()
-    }
-    floats = ("arrival", "start", "finish", "jct", "queueing_delay", "exclusive_s", "shared_s")
+    # model, partners, vc and user are text (object in pandas 2, str in pandas 3)
+    texts = ["model", "partners", "vc", "user"]
+    assert all(pd.api.types.is_string_dtype(jobs[name]) for name in texts)
+    types = {name: str(kind) for name, kind in jobs.drop(columns=texts).dtypes.items()}
+    floats = (
+        "arrival",
+        "start",
+        "finish",
+        "jct",
+        "queueing_delay",
+        "exclusive_s",
+        "shared_s",
+        "stretch",
+        "contention",
+        "ftf",
+    )
     assert types == {
         "job_id": "int64",
         **{name: "float64" for name in floats},
