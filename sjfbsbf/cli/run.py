@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,11 +23,7 @@ from sjfbsbf.cli.interference import (
 )
 
 if TYPE_CHECKING:
-    import pandas as pd
-    from rich.table import Table
-
     from sjfbsbf.core.model import Instance
-    from sjfbsbf.sim.result import SimResult
 
 from sjfbsbf.cli.common import (
     DtOption,
@@ -48,7 +44,9 @@ from sjfbsbf.cli.common import (
 )
 from sjfbsbf.cli.compare_seeds import compare_seeds, seed_range
 from sjfbsbf.cli.gantt import GANTT_OPTION, check_gantt, write_gantt
-from sjfbsbf.cli.run_checks import check_dt, warn_budget
+from sjfbsbf.cli.run_checks import check_dt, check_vcs, warn_budget
+from sjfbsbf.cli.tables import compare_table as rich_compare_table
+from sjfbsbf.cli.tables import metrics_table
 
 #: Columns of ``simulate --rounds-csv``: exact-round's per-round log (formulations/policy.py):
 #: time (s), pending jobs and hosts of the round, idle GPUs, solver status and solve time (s),
@@ -130,6 +128,15 @@ def simulate(
             "accumulation, sub_batch) as CSV.",
         ),
     ] = None,
+    vc_csv: Annotated[
+        Path | None,
+        typer.Option(
+            "--vc-csv",
+            metavar="OUT.csv",
+            help="Write one row per virtual cluster (vc, jobs, avg_jct, avg_stretch, "
+            "avg_queueing_delay, max_ftf) as CSV; the instance's jobs must name VCs.",
+        ),
+    ] = None,
     gantt: Annotated[Path | None, GANTT_OPTION] = None,
 ) -> None:
     """Run one policy on an instance file and print its metrics."""
@@ -157,11 +164,13 @@ def simulate(
     if beliefs is not None:
         options["beliefs"] = beliefs
     tables = [("--jobs-csv", jobs_csv), ("--ticks-csv", ticks_csv)]
-    tables += [("--placements-csv", placements_csv)]
+    tables += [("--placements-csv", placements_csv), ("--vc-csv", vc_csv)]
+    if vc_csv is not None:
+        check_vcs(instance, str(instance_path))
     check_outputs(
         [*tables, ("--rounds-csv", rounds_csv), ("--gantt", gantt)], [instance_path, throughputs]
     )
-    for out in (jobs_csv, ticks_csv, placements_csv, rounds_csv):
+    for out in (jobs_csv, ticks_csv, placements_csv, rounds_csv, vc_csv):
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)  # fail early on an unusable path
     console = stdout()
@@ -174,7 +183,7 @@ def simulate(
             instance, [policy], progress=progress, policy_options=chosen, **options
         )
     elapsed = time.perf_counter() - started
-    console.print(_metrics_table(result))
+    console.print(metrics_table(result))
     console.print(
         f"[dim]{result.params['decisions']} decisions, {result.params['ticks_processed']} ticks "
         f"processed, {elapsed:.2f} s[/dim]"
@@ -182,11 +191,13 @@ def simulate(
     print_fallbacks(console, options)
     from sjfbsbf.core.atomic import write_text_atomic
     from sjfbsbf.experiments.csv_out import csv_text
+    from sjfbsbf.sim.fairness import vc_table
 
     for path, frame, unit in (
         (jobs_csv, result.jobs, "jobs"),
         (ticks_csv, result.ticks, "ticks"),
         (placements_csv, result.placements, "placements"),
+        (vc_csv, vc_table(result.jobs), "VCs"),
     ):
         if path is not None and frame is not None:  # placements are always recorded here
             write_text_atomic(path, csv_text(frame))
@@ -306,10 +317,9 @@ def compare(
     if beliefs is not None:
         options["beliefs"] = beliefs
     check_out_dir(out)  # fail on an unusable DIR before simulating (made when written)
-    check_outputs(
-        [("--out", out / "compare.csv"), ("--out", out / "compare.png")],
-        [instance_path, throughputs],
-    )
+    has_vcs = any(job.vc is not None for job in instance.jobs)
+    outputs = ["compare.csv", "compare.png", *(["compare-vc.csv"] if has_vcs else [])]
+    check_outputs([("--out", out / name) for name in outputs], [instance_path, throughputs])
     source = str(instance_path) if instance_path is not None else "default workload"
     console = stdout()
     console.print(describe(instance, source))
@@ -322,8 +332,8 @@ def compare(
     table = compare_table(results)
     title = instance.name or source
     fairness = [key for key in FAIRNESS_METRICS if key in table.columns]
-    console.print(_compare_table(table.drop(columns=fairness), f"Policy comparison: {title}"))
-    console.print(_compare_table(table[fairness], f"Stretch and fairness: {title}"))
+    console.print(rich_compare_table(table.drop(columns=fairness), f"Policy comparison: {title}"))
+    console.print(rich_compare_table(table[fairness], f"Stretch and fairness: {title}"))
     plural = "policy" if len(names) == 1 else "policies"
     console.print(f"[dim]{len(names)} {plural} simulated in {elapsed:.2f} s[/dim]")
     print_fallbacks(console, options)
@@ -331,7 +341,15 @@ def compare(
     csv_path, png_path = out / "compare.csv", out / "compare.png"
     write_text_atomic(csv_path, csv_text(table, index=True))
     plot_comparison(table, png_path, instance=instance.name or source)
-    console.print(f"wrote {csv_path} and {png_path}", markup=False, soft_wrap=True)
+    written = [str(csv_path), str(png_path)]
+    if has_vcs:
+        from sjfbsbf.experiments.compare import vc_comparison
+
+        write_text_atomic(out / "compare-vc.csv", csv_text(vc_comparison(results)))
+        written.append(str(out / "compare-vc.csv"))
+    console.print(
+        f"wrote {', '.join(written[:-1])} and {written[-1]}", markup=False, soft_wrap=True
+    )
 
 
 # -- helpers of the commands ---------------------------------------------------------------------
@@ -343,62 +361,3 @@ def _load_or_default(path: Path | None, seed: int | None) -> Instance:
     from sjfbsbf.workloads import default_workload
 
     return default_workload(0 if seed is None else seed)
-
-
-def _metrics_table(result: SimResult) -> Table:
-    from rich.table import Table
-
-    from sjfbsbf.experiments.report import compare_table, format_metric, metric_label
-
-    row = compare_table([result]).iloc[0]
-    table = Table(box=None, pad_edge=False, show_header=False)
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for key, value in row.items():
-        table.add_row(metric_label(str(key)), format_metric(str(key), float(value)))
-    return table
-
-
-def _compare_table(frame: pd.DataFrame, title: str) -> Table:
-    """A rich table of columns of :func:`sjfbsbf.experiments.report.compare_table`; the best
-    value per column in bold (the lowest; the highest for Jain's index; fractions unmarked)."""
-    from rich.markup import escape
-    from rich.table import Table
-    from rich.text import Text
-
-    from sjfbsbf.experiments.report import (
-        FRACTION_METRICS,
-        HIGHER_IS_BETTER,
-        format_metric,
-        metric_label,
-    )
-
-    best = {
-        key: frame[key].max() if key in HIGHER_IS_BETTER else frame[key].min()
-        for key in frame.columns
-        if key not in FRACTION_METRICS
-    }
-    rows = []
-    for policy, row in frame.iterrows():
-        cells = [escape(str(policy))]
-        for key in frame.columns:
-            text = format_metric(key, float(row[key]))
-            if key in best and len(frame) > 1 and row[key] == best[key]:
-                text = f"[bold]{text}[/bold]"
-            cells.append(text)
-        rows.append(cells)
-    times = any(metric_label(str(key)).endswith("(s)") for key in frame.columns)
-    table = Table(
-        title=escape(title),
-        caption=("times in seconds; " if times else "") + "best per column in bold",
-        show_edge=False,
-    )
-    # Headers break at spaces and cells never do, so narrow terminals wrap headers, not numbers.
-    for position, header in enumerate(["policy", *frame.columns]):
-        widest = max(Text.from_markup(cells[position]).cell_len for cells in rows)
-        label = metric_label(header).removesuffix(" (s)").replace(" ", "\n")
-        justify: Literal["left", "right"] = "left" if position == 0 else "right"
-        table.add_column(label, justify=justify, min_width=widest)
-    for cells in rows:
-        table.add_row(*cells)
-    return table

@@ -1,5 +1,5 @@
-"""Checks ``simulate`` and ``compare`` make before running: the tick count and exact-round's
-whole-run budget."""
+"""Checks ``simulate`` and ``compare`` make before running: the tick count, exact-round's
+whole-run budget and that the instance names VCs where a per-VC table is asked for."""
 
 from __future__ import annotations
 
@@ -38,3 +38,11 @@ def warn_budget(names: Sequence[str], chosen: Mapping[str, Mapping[str, Any]], n
     line = budget_warning(n_jobs, time_limit, budget)
     if line is not None:
         warnings.warn(line, UserWarning, stacklevel=2)
+
+
+def check_vcs(instance: Instance, source: str) -> None:
+    """Refuse ``--vc-csv`` in one line when no job of the instance names a VC."""
+    if not any(job.vc is not None for job in instance.jobs):
+        raise typer.BadParameter(
+            f"{source}: no job names a virtual cluster (field vc)", param_hint="'--vc-csv'"
+        )

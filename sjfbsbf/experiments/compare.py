@@ -94,3 +94,22 @@ def compare(
 
     names = list(policy_names() if policies is None else policies)
     return compare_table(run_policies(instance, names, **options))
+
+
+def vc_comparison(results: Sequence[SimResult]) -> pd.DataFrame:
+    """Per policy and virtual cluster: jobs, average JCT, stretch and queueing delay and the
+    largest finish-time fairness ρ (:func:`sjfbsbf.sim.fairness.vc_table`, docs/model.md §4.2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``policy`` then :data:`~sjfbsbf.sim.fairness.VC_COLUMNS`; the results' order,
+        then VC name.
+    """
+    import pandas as pd
+
+    from sjfbsbf.sim.fairness import vc_table
+
+    frames = [vc_table(result.jobs).assign(policy=result.policy) for result in results]
+    table = pd.concat(frames, ignore_index=True)
+    return table[["policy", *table.columns.drop("policy")]]
