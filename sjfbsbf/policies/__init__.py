@@ -9,6 +9,8 @@ explicit registry of the built-ins and entry-point plugins (:mod:`sjfbsbf.polici
 from __future__ import annotations
 
 from sjfbsbf.policies.fifo import Fifo
+from sjfbsbf.policies.gandiva import Gandiva
+from sjfbsbf.policies.lucid import Lucid
 from sjfbsbf.policies.planned import Planned, PlannedStart
 from sjfbsbf.policies.registry import (
     PolicyFactory,
@@ -38,11 +40,16 @@ for _name, _factory in (
     register(_name, _factory)
 # Ours, beyond the paper: named in sweeps and --policies, not in the default comparison.
 register("sjf-bsbf-plus", SjfBsbfPlus, default=False)
+# The sharing schedulers SJF-BSBF competes with (docs/model.md §5): not in the paper's comparison.
+register("gandiva", Gandiva, default=False)
+register("lucid", Lucid, default=False)
 register("planned", Planned, needs_options=True, default=False)
 
 
 __all__ = [
     "Fifo",
+    "Gandiva",
+    "Lucid",
     "Planned",
     "PlannedStart",
     "Policy",

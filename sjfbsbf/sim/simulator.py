@@ -88,8 +88,16 @@ def simulate(
         ``restart_overhead`` is negative or not finite.
     InstanceError
         If the estimator needs a field the instance lacks (``user``: a job's ``estimate``).
+    TypeError
+        If ``interference`` is not an interference model (e.g. a preset's name: build it with
+        :func:`sjfbsbf.core.presets.make_interference`).
     """
     check_sim_parameters(dt, interval, restart_overhead)
+    if interference is not None and not isinstance(interference, Interference):
+        raise TypeError(
+            f"interference must be an interference model, not {type(interference).__name__} "
+            f"{str(interference)[:80]!r} (make_interference(name) builds a preset)"
+        )
     run = _Run(
         instance,
         policy,

@@ -41,7 +41,9 @@ def test_simulate_writes_one_row_per_vc_equal_to_the_library_table(
     with_vcs: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "vc.csv"
-    result = runner.invoke(app, ["simulate", str(with_vcs), "--policy", "sjf", "--vc-csv", str(out)])
+    result = runner.invoke(
+        app, ["simulate", str(with_vcs), "--policy", "sjf", "--vc-csv", str(out)]
+    )
     assert result.exit_code == 0, result.output
     written = pd.read_csv(out, keep_default_na=False)
     assert list(written.columns) == list(VC_COLUMNS)

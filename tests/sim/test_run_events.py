@@ -182,3 +182,12 @@ def test_the_result_records_the_run_parameters_and_counts() -> None:
     wide = Instance(Cluster(nodes=2, gpus_per_node=3), instance.jobs)  # the shape, for figures
     params = simulate(wide, make_policy("fifo"), dt=2.0).params
     assert (params["gpus_per_node"], params["num_gpus"]) == (3, 6)
+
+
+def test_an_interference_that_is_not_a_model_is_refused() -> None:
+    """A preset's name is not a model: refused before the run, not when two jobs first share."""
+    instance = Instance(Cluster(nodes=1, gpus_per_node=1), (Job(0, 0.0, 1, duration=5.0),))
+    with pytest.raises(
+        TypeError, match="interference must be an interference model, not str 'mps'"
+    ):
+        simulate(instance, make_policy("fifo"), interference="mps")  # type: ignore[arg-type]

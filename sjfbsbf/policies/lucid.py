@@ -1,0 +1,183 @@
+"""``lucid``: Lucid's packing of compatible jobs (Hu et al., ASPLOS 2023), in this model.
+
+A reconstruction of the public simulator of Lucid (``S-Lab-System-Group/Lucid``, ``simulation/``
+at 63685a3, ``policy/lucid.py``; docs/model.md §5, "lucid"): jobs are ordered by estimated
+duration × GPUs; each job in turn is first offered to a running job it may pack with (same GPU
+count, alone on its GPUs, memory fits, sharing scores summing to at most 2, not more than twice
+that job's priority), else placed alone on idle GPUs, else skipped (no head-of-line blocking). A
+packed job is never unpacked or moved: when its partner finishes it runs alone on its GPUs.
+
+The sharing score (0, 1, 2) of a job is Lucid's labelling rule applied to the interference
+*belief*: the mean speed of the job (1/ξ) co-located with each reference model — the default
+catalog's models at their testbed batch — below 0.85 gives 2, below 0.95 gives 1, else 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from sjfbsbf.core.catalog import DEFAULT_BATCH, get_catalog
+from sjfbsbf.core.interference import Occupant, occupant
+from sjfbsbf.core.model import Job
+from sjfbsbf.policies.placement import place_on_free, take
+from sjfbsbf.sim.decision import Decision, Start
+from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
+from sjfbsbf.sim.view import ClusterView
+
+#: Lucid's labelling thresholds on the mean co-located speed (``analyzer.py``): below the first
+#: the score is 2, below the second 1, else 0.
+SCORE_THRESHOLDS = (0.85, 0.95)
+#: Largest sum of two jobs' sharing scores that may pack (``policy/lucid.py``).
+MAX_SCORE_SUM = 2
+#: A queued job packs only with a running job whose priority is at least half its own.
+PRIORITY_RATIO = 2.0
+#: Jobs with more GPUs are never packed (``policy/lucid.py``).
+MAX_PACK_GPUS = 8
+
+
+def reference_occupants() -> tuple[Occupant, ...]:
+    """The reference co-runners of the sharing score: the default catalog's models at their
+    testbed batch, full batch (Lucid labels a job by its speed next to a fixed benchmark set)."""
+    catalog = get_catalog("default")
+    return tuple(
+        occupant(Job(0, 0.0, 1, model=name, batch=DEFAULT_BATCH[name], iterations=1), p, 1)
+        for name, p in catalog.items()
+    )
+
+
+def sharing_score(speed: float) -> int:
+    """Lucid's label of a mean co-located speed: 2 below 0.85, 1 below 0.95, else 0."""
+    low, high = SCORE_THRESHOLDS
+    return 2 if speed < low else 1 if speed < high else 0
+
+
+class Lucid:
+    """Estimated-duration × GPUs order; packing of compatible pairs first, else alone
+    (non-preemptive, sharing).
+
+    Parameters
+    ----------
+    pack_first
+        ``True`` (default, Lucid's setting on every cluster but one): a job is offered to a
+        compatible running job even when idle GPUs could hold it alone. ``False``: packing only
+        for a job that does not fit on idle GPUs (the setting Lucid's simulator switches to on
+        Venus when its workload predictor expects a quiet cluster).
+    """
+
+    name = "lucid"
+    preemptive = False
+    sharing = True
+
+    def __init__(self, pack_first: bool = True) -> None:
+        if not isinstance(pack_first, bool):
+            raise ValueError("pack_first must be true or false")
+        self.pack_first = pack_first
+        self._references: tuple[Occupant, ...] | None = None
+        self._scores: dict[Occupant, int] = {}
+        self._outcomes: Counter[str] = Counter()
+
+    def score(self, view: ClusterView, job_id: int) -> int:
+        """The job's sharing score at its full batch, from the interference belief."""
+        occ = view.occupant(job_id, 1)
+        known = self._scores.get(occ)
+        if known is None:
+            if self._references is None:
+                self._references = reference_occupants()
+            belief = view.interference
+            speed = float(np.mean([1.0 / belief.slowdown(occ, ref) for ref in self._references]))
+            known = self._scores[occ] = sharing_score(speed)
+        return known
+
+    def decide(self, view: ClusterView) -> Decision:
+        """Each waiting job by priority: pack it with the first compatible host, else start it
+        alone on idle GPUs, else let it wait (the jobs behind it are still considered)."""
+        pending = view.pending()
+        if not pending:
+            return Decision()
+        gpus = view.gpu_counts(pending)
+        priority = view.exclusive_durations(pending) * gpus
+        order = np.lexsort((np.arange(len(pending)), priority))  # then (arrival, id)
+        hosts = self._hosts(view)
+        free = view.free_by_node()
+        per_node = view.cluster.gpus_per_node
+        capacity = view.cluster.gpu_mem_gb + MEMORY_TOLERANCE_GB
+        rule = view.sharing_rule
+        starts: list[Start] = []
+        for k in order.tolist():
+            job_id, need, prio = pending[k], int(gpus[k]), float(priority[k])
+            mem = view.memory_gb(job_id, 1)
+            host = None
+            if self.pack_first or sum(len(f) for f in free) < need:
+                host = self._pick(view, job_id, need, prio, mem, capacity, rule, hosts)
+            if host is not None:
+                starts.append(Start(job_id, hosts.pop(host)[0]))
+                self._outcomes["packed"] += 1
+                continue
+            placement = place_on_free(free, need)
+            if placement is None:
+                self._outcomes["wait"] += 1
+                continue
+            take(free, placement, per_node)
+            starts.append(Start(job_id, placement))
+            self._outcomes["alone"] += 1
+            if need <= MAX_PACK_GPUS:  # it runs alone from now: a host for the jobs after it
+                hosts[job_id] = (placement, mem, prio, view.occupant(job_id, 1))
+        return Decision(tuple(starts))
+
+    def _hosts(
+        self, view: ClusterView
+    ) -> dict[int, tuple[tuple[int, ...], float, float, Occupant]]:
+        """Running jobs alone on their GPUs that may host a pack, by (arrival, id): their GPUs,
+        the most memory used on one of them, their priority and occupant."""
+        alone = [
+            j for j in view.running() if not view.is_shared(j) and view.job(j).gpus <= MAX_PACK_GPUS
+        ]
+        if not alone:
+            return {}
+        priority = view.exclusive_durations(alone) * view.gpu_counts(alone)
+        hosts = {}
+        for j, prio in zip(alone, priority.tolist(), strict=True):
+            placement = view.placement(j)
+            assert placement is not None
+            used = max(view.gpu_memory_used(g) for g in placement)
+            hosts[j] = (placement, used, prio, view.occupant(j, view.accumulation(j)))
+        return hosts
+
+    def _pick(
+        self,
+        view: ClusterView,
+        job_id: int,
+        need: int,
+        prio: float,
+        mem: float,
+        capacity: float,
+        rule: Any,
+        hosts: dict[int, tuple[tuple[int, ...], float, float, Occupant]],
+    ) -> int | None:
+        """The first host (in (arrival, id) order, then jobs started in this decision) that may
+        pack with the job: Lucid's ``job_pair_picker_time_aware``."""
+        if need > MAX_PACK_GPUS:
+            return None
+        mine = self.score(view, job_id)
+        occ = view.occupant(job_id, 1)
+        for host, (placement, used, host_prio, theirs) in hosts.items():
+            if len(placement) != need or used + mem > capacity:
+                continue
+            if mine + self.score(view, host) > MAX_SCORE_SUM:
+                continue
+            if prio > PRIORITY_RATIO * host_prio:
+                continue
+            if rule is not None and not rule(occ, theirs):
+                continue
+            return host
+        return None
+
+    def stats(self) -> dict[str, Any]:
+        """How often a considered job was packed, started alone or waited; the scores seen."""
+        return {
+            "outcomes": dict(self._outcomes),
+            "scores": dict(Counter(sorted(self._scores.values()))),
+        }
