@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from sjfbsbf.policies.placement import place_on_free, take
 from sjfbsbf.sim.decision import Decision, Start
 from sjfbsbf.sim.feasibility import MEMORY_TOLERANCE_GB
@@ -37,6 +39,21 @@ class _Watch:
     newcomer_progress: float
     host_progress: float
     check_at: float
+
+
+class _Hosts:
+    """The running jobs alone on all their GPUs (not being unpacked), read once per decision:
+    ids, GPU counts, the least free memory over their GPUs, their occupants and utilisation
+    (the stand-in: util(b) at their micro-batch, docs/model.md §5), and which were taken."""
+
+    def __init__(self, view: ClusterView, leaving: set[int]) -> None:
+        ids = [j for j in view.hosts() if j not in leaving]
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.gpus = view.gpu_counts(ids) if ids else np.zeros(0, dtype=np.int64)
+        self.free_gb = view.least_free_memory(ids) if ids else np.zeros(0)
+        self.occupants = view.running_occupants(ids) if ids else []
+        self.util = np.array([o.sensitivity for o in self.occupants], dtype=float)
+        self.taken = np.zeros(len(ids), dtype=bool)
 
 
 class Gandiva:
@@ -66,27 +83,32 @@ class Gandiva:
         """Check packs whose observation period ended, then start the FIFO queue's head jobs:
         alone if GPUs are idle, else packed, until one can do neither."""
         preempts = self._introspect(view)
-        free = view.free_by_node()
-        per_node = view.cluster.gpus_per_node
-        hosts = self._hosts(view, set(preempts))
         starts: list[Start] = []
-        for job_id in view.pending():
-            gpus = view.job(job_id).gpus
-            placement = place_on_free(free, gpus)
-            if placement is not None:
-                take(free, placement, per_node)
+        pending = view.pending()
+        if pending:
+            free = view.free_by_node()
+            idle = view.free_count
+            per_node = view.cluster.gpus_per_node
+            hosts: _Hosts | None = None  # read once, when the first job does not fit
+            for job_id in pending:
+                gpus = view.job(job_id).gpus
+                placement = place_on_free(free, gpus) if gpus <= idle else None
+                if placement is not None:
+                    take(free, placement, per_node)
+                    idle -= gpus
+                    starts.append(Start(job_id, placement))
+                    self._counts["alone"] += 1
+                    continue
+                if hosts is None:
+                    hosts = _Hosts(view, set(preempts))
+                host = self._pick_host(view, job_id, hosts)
+                if host is None:
+                    break  # strict FIFO: the head waits, and so do the jobs behind it
+                placement = view.placement(host)
+                assert placement is not None
                 starts.append(Start(job_id, placement))
-                self._counts["alone"] += 1
-                continue
-            host = self._pick_host(view, job_id, hosts)
-            if host is None:
-                break  # strict FIFO: the head waits, and so do the jobs behind it
-            hosts.remove(host)
-            placement = view.placement(host)
-            assert placement is not None
-            starts.append(Start(job_id, placement))
-            self._watch(view, job_id, host)
-            self._counts["packed"] += 1
+                self._watch(view, job_id, host)
+                self._counts["packed"] += 1
         wake = min((w.check_at for w in self._watches.values()), default=None)
         return Decision(tuple(starts), preempts=tuple(preempts), wake_at=wake)
 
@@ -151,38 +173,28 @@ class Gandiva:
         first, second = sorted((view.job(a).model or "", view.job(b).model or ""))
         return first, second
 
-    @staticmethod
-    def _hosts(view: ClusterView, leaving: set[int]) -> list[int]:
-        """Running jobs alone on all their GPUs (not being unpacked), by (arrival, id)."""
-        return [j for j in view.running() if j not in leaving and not view.is_shared(j)]
-
-    def _pick_host(self, view: ClusterView, job_id: int, hosts: list[int]) -> int | None:
+    def _pick_host(self, view: ClusterView, job_id: int, hosts: _Hosts) -> int | None:
         """The host with the lowest utilisation among those with the job's GPU count, room in
-        memory on every GPU, a pair the sharing rule allows and not known to hurt; ties by id."""
-        info = view.job(job_id)
+        memory on every GPU, a pair the sharing rule allows and not known to hurt; ties by id.
+        The host is taken (not offered again in this decision)."""
+        need = view.job(job_id).gpus
         mem = view.memory_gb(job_id, 1)
-        capacity = view.cluster.gpu_mem_gb + MEMORY_TOLERANCE_GB
+        fits = (hosts.gpus == need) & (hosts.free_gb + MEMORY_TOLERANCE_GB >= mem) & ~hosts.taken
+        candidates = np.flatnonzero(fits)
+        if candidates.size == 0:
+            return None
         rule = view.sharing_rule
         mine = view.occupant(job_id, 1)
-        best: tuple[float, int] | None = None
-        for host in hosts:
-            if view.job(host).gpus != info.gpus:
-                continue
+        order = candidates[np.lexsort((hosts.ids[candidates], hosts.util[candidates]))]
+        for k in order.tolist():
+            host = int(hosts.ids[k])
             if self._pair_key(view, job_id, host) in self._bad_pairs:
                 continue
-            placement = view.placement(host)
-            assert placement is not None
-            if any(view.gpu_memory_used(g) + mem > capacity for g in placement):
+            if rule is not None and not rule(mine, hosts.occupants[k]):
                 continue
-            theirs = view.occupant(host, view.accumulation(host))
-            if rule is not None and not rule(mine, theirs):
-                continue
-            # Utilisation stand-in: the host's profiled GPU utilisation at its micro-batch
-            # (the occupant's util(b), docs/model.md §3), not a measured one.
-            key = (theirs.sensitivity, host)
-            if best is None or key < best:
-                best = key
-        return None if best is None else best[1]
+            hosts.taken[k] = True
+            return host
+        return None
 
     def stats(self) -> dict[str, Any]:
         """Starts alone, packs, packs kept / unpacked after observation, packs that ended

@@ -15,6 +15,7 @@ catalog's models at their testbed batch — below 0.85 gives 2, below 0.95 gives
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,40 @@ def sharing_score(speed: float) -> int:
     return 2 if speed < low else 1 if speed < high else 0
 
 
+@dataclass(slots=True)
+class _Host:
+    """A running job alone on its GPUs: its GPUs, the least free memory over them (GB), its
+    priority, occupant and sharing score, and its place in the host order."""
+
+    job_id: int
+    placement: tuple[int, ...]
+    free_gb: float
+    priority: float
+    occupant: Occupant
+    score: int
+    order: int = 0
+
+
+class _HostTable:
+    """Hosts by (GPU count, sharing score), each list in host order: (arrival, id), then the
+    order started in this decision."""
+
+    def __init__(self) -> None:
+        self.lists: dict[tuple[int, int], list[_Host]] = {}
+        self.count = 0
+        self._next = 0
+
+    def add(self, host: _Host) -> None:
+        host.order = self._next
+        self._next += 1
+        self.lists.setdefault((len(host.placement), host.score), []).append(host)
+        self.count += 1
+
+    def take(self, host: _Host) -> None:
+        self.lists[(len(host.placement), host.score)].remove(host)
+        self.count -= 1
+
+
 class Lucid:
     """Estimated-duration × GPUs order; packing of compatible pairs first, else alone
     (non-preemptive, sharing).
@@ -77,103 +112,118 @@ class Lucid:
         self.pack_first = pack_first
         self._references: tuple[Occupant, ...] | None = None
         self._scores: dict[Occupant, int] = {}
+        self._job_scores: dict[int, int] = {}
         self._outcomes: Counter[str] = Counter()
 
     def score(self, view: ClusterView, job_id: int) -> int:
         """The job's sharing score at its full batch, from the interference belief."""
-        occ = view.occupant(job_id, 1)
-        known = self._scores.get(occ)
+        known = self._job_scores.get(job_id)
         if known is None:
-            if self._references is None:
-                self._references = reference_occupants()
-            belief = view.interference
-            speed = float(np.mean([1.0 / belief.slowdown(occ, ref) for ref in self._references]))
-            known = self._scores[occ] = sharing_score(speed)
+            occ = view.occupant(job_id, 1)
+            known = self._scores.get(occ)
+            if known is None:
+                if self._references is None:
+                    self._references = reference_occupants()
+                belief = view.interference
+                speeds = [1.0 / belief.slowdown(occ, ref) for ref in self._references]
+                known = self._scores[occ] = sharing_score(float(np.mean(speeds)))
+            self._job_scores[job_id] = known
         return known
 
     def decide(self, view: ClusterView) -> Decision:
         """Each waiting job by priority: pack it with the first compatible host, else start it
         alone on idle GPUs, else let it wait (the jobs behind it are still considered)."""
         pending = view.pending()
-        if not pending:
+        idle = view.free_count
+        hosts = self._hosts(view) if pending else _HostTable()
+        if not pending or (idle == 0 and not hosts.count):
             return Decision()
         gpus = view.gpu_counts(pending)
         priority = view.exclusive_durations(pending) * gpus
         order = np.lexsort((np.arange(len(pending)), priority))  # then (arrival, id)
-        hosts = self._hosts(view)
         free = view.free_by_node()
         per_node = view.cluster.gpus_per_node
-        capacity = view.cluster.gpu_mem_gb + MEMORY_TOLERANCE_GB
-        rule = view.sharing_rule
         starts: list[Start] = []
         for k in order.tolist():
+            if idle == 0 and not hosts.count:
+                break  # nothing left to start on: every other job waits
             job_id, need, prio = pending[k], int(gpus[k]), float(priority[k])
-            mem = view.memory_gb(job_id, 1)
             host = None
-            if self.pack_first or sum(len(f) for f in free) < need:
-                host = self._pick(view, job_id, need, prio, mem, capacity, rule, hosts)
+            if need <= MAX_PACK_GPUS and hosts.count and (self.pack_first or need > idle):
+                host = self._pick(view, job_id, need, prio, hosts)
             if host is not None:
-                starts.append(Start(job_id, hosts.pop(host)[0]))
+                starts.append(Start(job_id, host))
                 self._outcomes["packed"] += 1
                 continue
-            placement = place_on_free(free, need)
+            placement = place_on_free(free, need) if need <= idle else None
             if placement is None:
                 self._outcomes["wait"] += 1
                 continue
             take(free, placement, per_node)
+            idle -= need
             starts.append(Start(job_id, placement))
             self._outcomes["alone"] += 1
             if need <= MAX_PACK_GPUS:  # it runs alone from now: a host for the jobs after it
-                hosts[job_id] = (placement, mem, prio, view.occupant(job_id, 1))
+                mem = view.memory_gb(job_id, 1)
+                free_gb = view.cluster.gpu_mem_gb - mem
+                occ = view.occupant(job_id, 1)
+                hosts.add(_Host(job_id, placement, free_gb, prio, occ, self.score(view, job_id)))
         return Decision(tuple(starts))
 
-    def _hosts(
-        self, view: ClusterView
-    ) -> dict[int, tuple[tuple[int, ...], float, float, Occupant]]:
-        """Running jobs alone on their GPUs that may host a pack, by (arrival, id): their GPUs,
-        the most memory used on one of them, their priority and occupant."""
-        alone = [
-            j for j in view.running() if not view.is_shared(j) and view.job(j).gpus <= MAX_PACK_GPUS
-        ]
-        if not alone:
-            return {}
-        priority = view.exclusive_durations(alone) * view.gpu_counts(alone)
-        hosts = {}
-        for j, prio in zip(alone, priority.tolist(), strict=True):
+    def _hosts(self, view: ClusterView) -> _HostTable:
+        """Running jobs alone on their GPUs that may host a pack, by (arrival, id)."""
+        table = _HostTable()
+        ids = view.hosts()
+        if not ids:
+            return table
+        counts = view.gpu_counts(ids)
+        keep = np.flatnonzero(counts <= MAX_PACK_GPUS)
+        ids = [ids[k] for k in keep.tolist()]
+        if not ids:
+            return table
+        counts = counts[keep]
+        priority = view.exclusive_durations(ids) * counts
+        free_gb = view.least_free_memory(ids)
+        occupants = view.running_occupants(ids)
+        for k, j in enumerate(ids):
             placement = view.placement(j)
             assert placement is not None
-            used = max(view.gpu_memory_used(g) for g in placement)
-            hosts[j] = (placement, used, prio, view.occupant(j, view.accumulation(j)))
-        return hosts
+            score = self.score(view, j)
+            table.add(
+                _Host(j, placement, float(free_gb[k]), float(priority[k]), occupants[k], score)
+            )
+        return table
 
     def _pick(
-        self,
-        view: ClusterView,
-        job_id: int,
-        need: int,
-        prio: float,
-        mem: float,
-        capacity: float,
-        rule: Any,
-        hosts: dict[int, tuple[tuple[int, ...], float, float, Occupant]],
-    ) -> int | None:
-        """The first host (in (arrival, id) order, then jobs started in this decision) that may
-        pack with the job: Lucid's ``job_pair_picker_time_aware``."""
-        if need > MAX_PACK_GPUS:
-            return None
+        self, view: ClusterView, job_id: int, need: int, prio: float, hosts: _HostTable
+    ) -> tuple[int, ...] | None:
+        """The first host in host order that may pack with the job — Lucid's
+        ``job_pair_picker_time_aware`` — taken from the table; its GPUs, or ``None``."""
         mine = self.score(view, job_id)
+        lists = [hosts.lists.get((need, s), []) for s in range(MAX_SCORE_SUM - mine + 1)]
+        if not any(lists):
+            return None
+        mem = view.memory_gb(job_id, 1)
+        rule = view.sharing_rule
         occ = view.occupant(job_id, 1)
-        for host, (placement, used, host_prio, theirs) in hosts.items():
-            if len(placement) != need or used + mem > capacity:
-                continue
-            if mine + self.score(view, host) > MAX_SCORE_SUM:
-                continue
-            if prio > PRIORITY_RATIO * host_prio:
-                continue
-            if rule is not None and not rule(occ, theirs):
-                continue
-            return host
-        return None
+        best: _Host | None = None
+        for candidates in lists:  # the first that qualifies in each list; the earliest wins
+            for host in candidates:
+                if best is not None and host.order > best.order:
+                    break
+                if (
+                    mem > host.free_gb + MEMORY_TOLERANCE_GB
+                    or prio > PRIORITY_RATIO * host.priority
+                ):
+                    continue
+                if rule is not None and not rule(occ, host.occupant):
+                    continue
+                best = host
+                break
+        if best is None:
+            return None
+        hosts.take(best)
+        return best.placement
 
     def stats(self) -> dict[str, Any]:
         """How often a considered job was packed, started alone or waited; the scores seen."""
