@@ -71,17 +71,52 @@ class _Host:
 
 class _HostTable:
     """Hosts by (GPU count, sharing score), each list in host order: (arrival, id), then the
-    order started in this decision."""
+    order started in this decision. The running hosts of a score are read the first time a job
+    asks for that score (most decisions need few of them, or none)."""
 
-    def __init__(self) -> None:
+    def __init__(self, policy: Lucid, view: ClusterView) -> None:
+        ids = view.hosts()
+        if ids:
+            small = (view.gpu_counts(ids) <= MAX_PACK_GPUS).tolist()
+            ids = [j for j, keep in zip(ids, small, strict=True) if keep]
+        self._ids = ids
+        self._policy = policy
+        self._view = view
+        self._levels: set[int] = set()
+        self._added: list[_Host] = []
         self.lists: dict[tuple[int, int], list[_Host]] = {}
-        self.count = 0
-        self._next = 0
+        self.count = len(ids)  # hosts not taken yet
+
+    def candidates(self, gpus: int, score: int) -> list[_Host]:
+        """The hosts with this GPU count and sharing score not taken yet, in host order."""
+        if score not in self._levels:
+            self._read(score)
+        return self.lists.get((gpus, score), [])
+
+    def _read(self, score: int) -> None:
+        self._levels.add(score)
+        view, policy = self._view, self._policy
+        chosen = [(k, j) for k, j in enumerate(self._ids) if policy.score(view, j) == score]
+        if chosen:
+            ids = [j for _, j in chosen]
+            priority = view.exclusive_durations(ids) * view.gpu_counts(ids)
+            free_gb = view.least_free_memory(ids).tolist()
+            occupants = view.running_occupants(ids)
+            for n, (k, j) in enumerate(chosen):
+                placement = view.placement(j)
+                assert placement is not None
+                host = _Host(j, placement, free_gb[n], float(priority[n]), occupants[n], score, k)
+                self.lists.setdefault((len(placement), score), []).append(host)
+        for host in self._added:
+            if host.score == score:
+                self.lists.setdefault((len(host.placement), score), []).append(host)
 
     def add(self, host: _Host) -> None:
-        host.order = self._next
-        self._next += 1
-        self.lists.setdefault((len(host.placement), host.score), []).append(host)
+        """A job started alone in this decision: a host for the jobs after it."""
+        host.order = len(self._ids) + len(self._added)
+        self._added.append(host)
+        if host.score in self._levels:
+            self.lists.setdefault((len(host.placement), host.score), []).append(host)
         self.count += 1
 
     def take(self, host: _Host) -> None:
@@ -135,8 +170,10 @@ class Lucid:
         alone on idle GPUs, else let it wait (the jobs behind it are still considered)."""
         pending = view.pending()
         idle = view.free_count
-        hosts = self._hosts(view) if pending else _HostTable()
-        if not pending or (idle == 0 and not hosts.count):
+        if not pending:
+            return Decision()
+        hosts = _HostTable(self, view)
+        if idle == 0 and not hosts.count:
             return Decision()
         gpus = view.gpu_counts(pending)
         priority = view.exclusive_durations(pending) * gpus
@@ -170,37 +207,13 @@ class Lucid:
                 hosts.add(_Host(job_id, placement, free_gb, prio, occ, self.score(view, job_id)))
         return Decision(tuple(starts))
 
-    def _hosts(self, view: ClusterView) -> _HostTable:
-        """Running jobs alone on their GPUs that may host a pack, by (arrival, id)."""
-        table = _HostTable()
-        ids = view.hosts()
-        if not ids:
-            return table
-        counts = view.gpu_counts(ids)
-        keep = np.flatnonzero(counts <= MAX_PACK_GPUS)
-        ids = [ids[k] for k in keep.tolist()]
-        if not ids:
-            return table
-        counts = counts[keep]
-        priority = view.exclusive_durations(ids) * counts
-        free_gb = view.least_free_memory(ids)
-        occupants = view.running_occupants(ids)
-        for k, j in enumerate(ids):
-            placement = view.placement(j)
-            assert placement is not None
-            score = self.score(view, j)
-            table.add(
-                _Host(j, placement, float(free_gb[k]), float(priority[k]), occupants[k], score)
-            )
-        return table
-
     def _pick(
         self, view: ClusterView, job_id: int, need: int, prio: float, hosts: _HostTable
     ) -> tuple[int, ...] | None:
         """The first host in host order that may pack with the job — Lucid's
         ``job_pair_picker_time_aware`` — taken from the table; its GPUs, or ``None``."""
         mine = self.score(view, job_id)
-        lists = [hosts.lists.get((need, s), []) for s in range(MAX_SCORE_SUM - mine + 1)]
+        lists = [hosts.candidates(need, s) for s in range(MAX_SCORE_SUM - mine + 1)]
         if not any(lists):
             return None
         mem = view.memory_gb(job_id, 1)
