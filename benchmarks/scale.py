@@ -13,6 +13,7 @@ Usage::
     python benchmarks/scale.py --million             # ... and 1,000,000 jobs
     python benchmarks/scale.py --sizes 10000 --policies sjf-bsbf --timeout 120
     python benchmarks/scale.py --sizes 10000 --policies sjf-bsbf --profile   # cProfile, top 15
+    python benchmarks/scale.py --policies lucid,sjf-bsbf --interference mps  # another world
     python benchmarks/scale.py --sizes 1000000 --load-only 5  # read the file only, 5 times
 """
 
@@ -36,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from philly_like import philly_like
 
 POLICIES = ("fifo", "sjf", "srtf", "tiresias", "sjf-ffs", "sjf-bsbf")
+#: The world's interference unless ``--interference`` says otherwise (the simulator's default).
+DEFAULT_WORLD = "time-slicing"
 #: The pseudo-policy of ``--load-only``: read the instance file and stop.
 LOAD = "load"
 FIELDS = (
@@ -83,12 +86,13 @@ def trace(n: int, workdir: Path, seed: int) -> Path:
     return path
 
 
-def child(policy: str, path: str) -> None:
+def child(policy: str, path: str, interference: str = DEFAULT_WORLD) -> None:
     """Run one simulation and print its measurements as one JSON line.
 
     ``policy`` ``load``: only read the instance file (wall time 0).
     """
     from sjfbsbf.core.instance_io import read_instance
+    from sjfbsbf.core.presets import make_interference
     from sjfbsbf.policies import make_policy
     from sjfbsbf.sim.simulator import simulate
 
@@ -99,7 +103,8 @@ def child(policy: str, path: str) -> None:
         rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(json.dumps({"load_s": loaded - started, "peak_rss_mib": rss_kib / 1024}))
         return
-    result = simulate(instance, make_policy(policy), record_segments=False)
+    world = make_interference(interference)
+    result = simulate(instance, make_policy(policy), interference=world, record_segments=False)
     wall = time.perf_counter() - loaded
     decisions = int(result.params["decisions"])
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -116,10 +121,12 @@ def child(policy: str, path: str) -> None:
     )
 
 
-def run(policy: str, path: Path, timeout: float) -> dict[str, object]:
+def run(
+    policy: str, path: Path, timeout: float, interference: str = DEFAULT_WORLD
+) -> dict[str, object]:
     """One run in a child process; ``status`` is ok, timeout or error."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [sys.executable, __file__, "--child", policy, str(path)]
+    cmd = [sys.executable, __file__, "--child", policy, str(path), interference]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
@@ -154,7 +161,15 @@ def main() -> None:
         metavar="N",
         help="only read each size's instance file, N times (fresh processes); CSV policy 'load'",
     )
-    parser.add_argument("--child", nargs=2, metavar=("POLICY", "FILE"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--interference",
+        default=DEFAULT_WORLD,
+        help="the world's interference preset (rows of another world name the policy "
+        "POLICY[WORLD] in the CSV)",
+    )
+    parser.add_argument(
+        "--child", nargs=3, metavar=("POLICY", "FILE", "WORLD"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.child:
         child(*args.child)
@@ -164,7 +179,7 @@ def main() -> None:
     if args.profile:
         path = trace(sizes[0], Path(args.workdir), args.seed)
         profiler = cProfile.Profile()
-        profiler.runcall(child, policies[0], str(path))
+        profiler.runcall(child, policies[0], str(path), args.interference)
         pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
         return
     rev = commit()
@@ -185,7 +200,8 @@ def main() -> None:
         for policy in policies:
             walls: dict[int, float] = {}
             for n in sizes:
-                row = run(policy, trace(n, Path(args.workdir), args.seed), args.timeout)
+                path = trace(n, Path(args.workdir), args.seed)
+                row = run(policy, path, args.timeout, args.interference)
                 if row["status"] == "ok":
                     wall = float(row["wall_s"])  # type: ignore[arg-type]
                     walls[n] = wall
@@ -209,8 +225,13 @@ def main() -> None:
                     shown = f"> {args.timeout:g} s" if row["status"] == "timeout" else "error"
                     print(f"{policy:9} {n:8d} {'':7} {shown:>9}  {row.get('error', '')}")
                     record = {"wall_s": f">{args.timeout:g}" if row["status"] == "timeout" else ""}
+                name = (
+                    policy
+                    if args.interference == DEFAULT_WORLD
+                    else f"{policy}[{args.interference}]"
+                )
                 writer.writerow(
-                    {"commit": rev, "policy": policy, "jobs": n, "status": row["status"], **record}
+                    {"commit": rev, "policy": name, "jobs": n, "status": row["status"], **record}
                 )
                 handle.flush()
 
