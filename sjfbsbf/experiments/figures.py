@@ -38,6 +38,7 @@ from sjfbsbf.experiments.figure_common import (
 )
 from sjfbsbf.experiments.figures_gaps import fig_gaps
 from sjfbsbf.experiments.figures_runs import fig_runs
+from sjfbsbf.experiments.regime_fairness import fairness_markdown, has_fairness
 from sjfbsbf.experiments.regimes import (
     default_plane,
     is_regime_sweep,
@@ -155,6 +156,11 @@ def _regimes(name: str, table: pd.DataFrame, out: Path, written: list[Path]) -> 
     with atomic_path(path) as tmp:
         tmp.write_text(regime_markdown(cells), encoding="utf-8")
     written.append(path)
+    if has_fairness(table):  # results schema 2: stretch and ρ beside JCT
+        path = out / f"{name}-fairness.md"
+        with atomic_path(path) as tmp:
+            tmp.write_text(fairness_markdown(table), encoding="utf-8")
+        written.append(path)
 
 
 def make_figures(

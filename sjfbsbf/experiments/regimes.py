@@ -28,6 +28,8 @@ MAP_RATIOS: tuple[tuple[str, str], ...] = (
     ("sjf-bsbf", "sjf-ffs"),
     ("sjf-bsbf", "sjf"),
     ("sjf-bsbf-plus", "sjf-bsbf"),
+    ("sjf-bsbf", "gandiva"),
+    ("sjf-bsbf", "lucid"),
 )
 #: The load axis of every map, and the facet (one column of heat maps per value).
 LOAD, FACET = "wl_rate_factor", "wl_mix"

@@ -1,0 +1,122 @@
+"""Stretch and ρ beside JCT on a regime map's planes (sjfbsbf.experiments.regime_fairness), and
+``sjfbsbf figs`` on a results folder written before those metrics existed (results schema 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from sjfbsbf.cli import app
+from sjfbsbf.experiments.regime_fairness import (
+    PLANE_METRICS,
+    fairness_markdown,
+    has_fairness,
+    plane_means,
+)
+from sjfbsbf.experiments.regimes import MAP_RATIOS, is_regime_sweep, sweep_cells
+from sjfbsbf.experiments.sweep import load_sweep, run_sweep
+from sjfbsbf.sim.metrics import FAIRNESS_METRICS
+
+TINY = """\
+name = "tiny-sharing"
+seeds = [0, 1]
+
+[[workloads]]
+kind = "default"
+n_jobs = 10
+nodes = 1
+gpus_per_node = 4
+rate_factor = [1.0, 2.0]
+mix = ["light", "heavy"]
+
+[sim]
+dt = 10.0
+interference = ["time-slicing", "mps"]
+
+[[variants]]
+policy = "sjf-ffs"
+
+[[variants]]
+policy = "sjf-bsbf"
+
+[[variants]]
+policy = "gandiva"
+
+[[variants]]
+policy = "lucid"
+"""
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    root = tmp_path_factory.mktemp("fair")
+    path = root / "tiny.toml"
+    path.write_text(TINY, encoding="utf-8")
+    out = root / "results"
+    return out, run_sweep(load_sweep(path), out)
+
+
+def test_the_map_has_the_two_sharing_schedulers(sweep: tuple[Path, pd.DataFrame]) -> None:
+    _, table = sweep
+    assert ("sjf-bsbf", "gandiva") in MAP_RATIOS and ("sjf-bsbf", "lucid") in MAP_RATIOS
+    assert is_regime_sweep(table) and has_fairness(table)
+    ratios = set(sweep_cells(table)["ratio"])
+    assert ratios == {"sjf-bsbf / sjf-ffs", "sjf-bsbf / gandiva", "sjf-bsbf / lucid"}
+
+
+def test_plane_means_are_the_seed_means_of_each_metric(sweep: tuple[Path, pd.DataFrame]) -> None:
+    _, table = sweep
+    means = plane_means(table, "sim_interference")
+    assert set(means["label"]) == {"sjf-ffs", "sjf-bsbf", "gandiva", "lucid"}
+    assert len(means) == 2 * 2 * 4 * 2  # mixes × interference × policies × loads
+    row = means.iloc[7]
+    runs = table[
+        (table["wl_mix"] == row["wl_mix"])
+        & (table["sim_interference"] == row["sim_interference"])
+        & (table["label"] == row["label"])
+        & (table["wl_rate_factor"] == row["wl_rate_factor"])
+    ]
+    assert len(runs) == 2
+    for metric in PLANE_METRICS:
+        assert row[metric] == pytest.approx(runs[metric].mean())
+
+
+def test_figs_writes_the_fairness_tables(sweep: tuple[Path, pd.DataFrame], tmp_path: Path) -> None:
+    out, table = sweep
+    done = CliRunner().invoke(app, ["figs", "--results", str(out), "--out", str(tmp_path)])
+    assert done.exit_code == 0, done.output
+    text = (tmp_path / "tiny-sharing-fairness.md").read_text(encoding="utf-8")
+    assert text == fairness_markdown(table)
+    assert "### load × interference: seed means" in text
+    assert "max ρ, mix heavy:" in text and "### Ratios of average stretch" in text
+    assert "sjf-bsbf / gandiva" in text
+
+
+def test_figs_reads_a_folder_without_the_fairness_metrics(
+    sweep: tuple[Path, pd.DataFrame], tmp_path: Path
+) -> None:
+    """A folder of results schema 1: the results table without the fairness metrics and the
+    per-job tables without the columns schema 2 added. figs draws what it drew before and no
+    fairness tables."""
+    out, _ = sweep
+    old = tmp_path / "old"
+    old.mkdir()
+    table = pd.read_parquet(out / "results.parquet").drop(columns=list(FAIRNESS_METRICS))
+    table.to_parquet(old / "results.parquet")
+    table.to_csv(old / "results.csv", index=False)
+    (old / "runs").mkdir()
+    added = ["vc", "user", "stretch", "contention", "ftf"]
+    for jobs in (out / "runs").glob("*.jobs.parquet"):
+        pd.read_parquet(jobs).drop(columns=added).to_parquet(old / "runs" / jobs.name)
+    for other in (out / "runs").glob("*.utilisation.parquet"):
+        (old / "runs" / other.name).write_bytes(other.read_bytes())
+    for name in ("manifest.json",):
+        (old / name).write_bytes((out / name).read_bytes())
+    figs = tmp_path / "figs"
+    done = CliRunner().invoke(app, ["figs", "--results", str(old), "--out", str(figs)])
+    assert done.exit_code == 0, done.output
+    assert (figs / "tiny-sharing-regimes.md").exists()
+    assert not (figs / "tiny-sharing-fairness.md").exists()
