@@ -1,6 +1,7 @@
 """Figures from a sweep's per-run tables (``sjfbsbf figs``): JCT CDFs, GPUs busy and shared over
 time, and the sub-batch and sharing choices, for every configuration × load level of the sweep
-(:func:`~sjfbsbf.experiments.figure_common.panels`), each titled with its level."""
+(:func:`~sjfbsbf.experiments.figure_common.panels`), each titled with its level; and, when the
+jobs name virtual clusters, the per-VC table of every level and policy (``<sweep>-vc.csv``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sjfbsbf.core.atomic import atomic_path
+from sjfbsbf.experiments.csv_out import csv_text
 from sjfbsbf.experiments.figure_common import panels, save, slug, summary
 from sjfbsbf.experiments.sweep_details import read_run_jobs, read_run_utilisation
 from sjfbsbf.experiments.tables import ordered
+from sjfbsbf.sim.fairness import vc_table
 
 
 def fig_runs(name: str, table: pd.DataFrame, out: Path, written: list[Path]) -> None:
@@ -34,8 +38,10 @@ def fig_runs(name: str, table: pd.DataFrame, out: Path, written: list[Path]) -> 
     )
     for ax in axes.flat[len(parts) :]:
         ax.set_visible(False)
+    per_vc: list[pd.DataFrame] = []
     for ax, (title, part) in zip(axes.flat, parts, strict=False):
         jobs = _jobs(part)
+        per_vc.extend(_vc_rows(title, jobs))
         for label in ordered(part["label"].tolist()):
             jct = np.sort(jobs[label]["jct"].to_numpy(dtype=float))
             ax.step(jct, np.arange(1, len(jct) + 1) / len(jct), where="post", label=label)
@@ -47,10 +53,28 @@ def fig_runs(name: str, table: pd.DataFrame, out: Path, written: list[Path]) -> 
     axes.flat[0].legend(fontsize=8)
     fig.suptitle(f"{name}: JCT CDF (every job of every seed)")
     save(fig, out, f"{name}-jct_cdf", written)
+    if per_vc:
+        path = out / f"{name}-vc.csv"
+        with atomic_path(path) as tmp:
+            tmp.write_text(csv_text(pd.concat(per_vc, ignore_index=True)), encoding="utf-8")
+        written.append(path)
     for title, part in parts:
         suffix = f"-{slug(title)}" if len(parts) > 1 else ""
         _utilisation(name, title, part, out, f"{name}-utilisation{suffix}", written)
         _choices(name, title, _jobs(part), part, out, f"{name}-choices{suffix}", written)
+
+
+def _vc_rows(title: str, jobs: dict[str, pd.DataFrame]) -> list[pd.DataFrame]:
+    """Per policy of one panel, its jobs of every seed per VC (:func:`vc_table`), when they name
+    VCs (a results folder of schema 1 has no ``vc`` column: nothing)."""
+    rows = []
+    for label, frame in jobs.items():
+        if "vc" in frame and "stretch" in frame and (frame["vc"] != "").any():
+            table = vc_table(frame)
+            table.insert(0, "policy", label)
+            table.insert(0, "level", title)
+            rows.append(table)
+    return rows
 
 
 def _jobs(part: pd.DataFrame) -> dict[str, pd.DataFrame]:

@@ -120,3 +120,35 @@ def test_figs_reads_a_folder_without_the_fairness_metrics(
     assert done.exit_code == 0, done.output
     assert (figs / "tiny-sharing-regimes.md").exists()
     assert not (figs / "tiny-sharing-fairness.md").exists()
+
+
+def test_figs_writes_a_per_vc_table_for_a_trace_with_vcs(tmp_path: Path) -> None:
+    """A table trace whose jobs name two VCs (and one none): figs writes, per level and policy,
+    the per-VC table of every seed's jobs, equal to vc_table over the runs' per-job tables."""
+    from sjfbsbf.experiments.sweep_details import read_run_jobs
+    from sjfbsbf.sim.fairness import VC_COLUMNS, vc_table
+
+    trace = tmp_path / "jobs.csv"
+    rows = [f"{10 * i},{1 + i % 2},{60 + 17 * i},{['a', 'b', ''][i % 3]}" for i in range(12)]
+    trace.write_text("submit_time,num_gpus,duration,vc\n" + "\n".join(rows) + "\n")
+    spec = tmp_path / "vc.toml"
+    spec.write_text(
+        f'name = "vcs"\nseeds = [0, 1]\n[[workloads]]\nkind = "table"\npath = "{trace}"\n'
+        'nodes = 1\ngpus_per_node = 2\n[[variants]]\npolicy = "fifo"\n'
+        '[[variants]]\npolicy = "lucid"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "results"
+    table = run_sweep(load_sweep(spec), out)
+    figs = tmp_path / "figs"
+    done = CliRunner().invoke(app, ["figs", "--results", str(out), "--out", str(figs)])
+    assert done.exit_code == 0, done.output
+    written = pd.read_csv(figs / "vcs-vc.csv", keep_default_na=False)
+    assert list(written.columns) == ["level", "policy", *VC_COLUMNS]
+    assert written["policy"].tolist() == ["fifo"] * 3 + ["lucid"] * 3
+    assert written["vc"].tolist() == ["", "a", "b"] * 2
+    fifo = table[table["label"] == "fifo"]
+    jobs = pd.concat([read_run_jobs(out, key) for key in fifo["key"]], ignore_index=True)
+    expected = vc_table(jobs)
+    assert written["jobs"].tolist()[:3] == expected["jobs"].tolist() == [8, 8, 8]
+    assert written["avg_jct"].tolist()[:3] == pytest.approx(expected["avg_jct"].round(6).tolist())
