@@ -15,8 +15,10 @@ from sjfbsbf.experiments.regimes import (
     FACET,
     LEVEL_ORDER,
     LOAD,
+    PLANE_DEFAULTS,
     default_plane,
     map_factors,
+    regime_cells,
     regime_markdown,
     sweep_cells,
 )
@@ -26,6 +28,10 @@ from sjfbsbf.workloads.generators import MODEL_MIXES
 #: The policies shown, in order: SJF-BSBF's two variants, the sharing baseline of the paper and
 #: the two sharing schedulers of issue 37.
 SHARING_POLICIES = ("sjf-bsbf-plus", "sjf-bsbf", "sjf-ffs", "gandiva", "lucid")
+#: What each sharing scheduler gains over a queue order without sharing, (sharing, exclusive):
+#: SJF-BSBF and SJF-FFS over sjf (their order), Lucid over sjf (its order is estimated duration
+#: × GPUs, so the ratio also holds that difference) and Gandiva over fifo (its order).
+SHARING_GAINS = (("sjf-bsbf", "sjf"), ("sjf-ffs", "sjf"), ("lucid", "sjf"), ("gandiva", "fifo"))
 #: Metrics shown, with how each is written.
 PLANE_METRICS = {
     "avg_jct": ("avg JCT (s)", "{:,.0f}"),
@@ -79,8 +85,25 @@ def fairness_markdown(table: pd.DataFrame) -> str:
                 shown = wide.apply(lambda col, f=form: col.map(f.format))
                 shown.columns = [f"×{c:g}" for c in shown.columns]
                 parts.append(f"{label}, mix {mix}:\n\n{markdown(shown)}\n")
+    gains = gain_cells(table)
+    if len(gains):
+        parts.append("### What sharing adds over the scheduler's own queue order (average JCT)\n")
+        parts.append(regime_markdown(gains))
     cells = sweep_cells(table, "avg_stretch")
     if len(cells):
         parts.append("### Ratios of average stretch\n")
         parts.append(regime_markdown(cells))
     return "\n".join(parts) + "\n"
+
+
+def gain_cells(table: pd.DataFrame, metric: str = "avg_jct") -> pd.DataFrame:
+    """The cells of :data:`SHARING_GAINS` the sweep ran (:func:`regime_cells` over the same
+    factors as :func:`sweep_cells`)."""
+    factors = [c for c in (FACET, *PLANE_DEFAULTS, LOAD) if c in table and table[c].nunique() > 1]
+    labels = set(table["label"])
+    frames = [
+        regime_cells(table, num, den, factors, metric)
+        for num, den in SHARING_GAINS
+        if num in labels and den in labels
+    ]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

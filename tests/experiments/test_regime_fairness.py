@@ -13,6 +13,7 @@ from sjfbsbf.cli import app
 from sjfbsbf.experiments.regime_fairness import (
     PLANE_METRICS,
     fairness_markdown,
+    gain_cells,
     has_fairness,
     plane_means,
 )
@@ -47,6 +48,12 @@ policy = "gandiva"
 
 [[variants]]
 policy = "lucid"
+
+[[variants]]
+policy = "sjf"
+
+[[variants]]
+policy = "fifo"
 """
 
 
@@ -64,7 +71,12 @@ def test_the_map_has_the_two_sharing_schedulers(sweep: tuple[Path, pd.DataFrame]
     assert ("sjf-bsbf", "gandiva") in MAP_RATIOS and ("sjf-bsbf", "lucid") in MAP_RATIOS
     assert is_regime_sweep(table) and has_fairness(table)
     ratios = set(sweep_cells(table)["ratio"])
-    assert ratios == {"sjf-bsbf / sjf-ffs", "sjf-bsbf / gandiva", "sjf-bsbf / lucid"}
+    assert ratios == {
+        "sjf-bsbf / sjf-ffs",
+        "sjf-bsbf / sjf",
+        "sjf-bsbf / gandiva",
+        "sjf-bsbf / lucid",
+    }
 
 
 def test_plane_means_are_the_seed_means_of_each_metric(sweep: tuple[Path, pd.DataFrame]) -> None:
@@ -93,6 +105,29 @@ def test_figs_writes_the_fairness_tables(sweep: tuple[Path, pd.DataFrame], tmp_p
     assert "### load × interference: seed means" in text
     assert "max ρ, mix heavy:" in text and "### Ratios of average stretch" in text
     assert "sjf-bsbf / gandiva" in text
+    assert "### What sharing adds over the scheduler's own queue order" in text
+    assert "gandiva / fifo" in text and "lucid / sjf" in text
+
+
+def test_gain_cells_pair_each_sharing_scheduler_with_its_queue_order(
+    sweep: tuple[Path, pd.DataFrame],
+) -> None:
+    _, table = sweep
+    cells = gain_cells(table)
+    assert list(dict.fromkeys(cells["ratio"])) == [
+        "sjf-bsbf / sjf",
+        "sjf-ffs / sjf",
+        "lucid / sjf",
+        "gandiva / fifo",
+    ]
+    one = cells[cells["ratio"] == "gandiva / fifo"].iloc[3]
+    rows = table[
+        (table["wl_mix"] == one["wl_mix"])
+        & (table["sim_interference"] == one["sim_interference"])
+        & (table["wl_rate_factor"] == one["wl_rate_factor"])
+    ]
+    means = rows.groupby("label")["avg_jct"].mean()
+    assert one["value"] == pytest.approx(means["gandiva"] / means["fifo"])
 
 
 def test_figs_reads_a_folder_without_the_fairness_metrics(
