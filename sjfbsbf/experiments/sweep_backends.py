@@ -114,6 +114,7 @@ def _terminate(pool: Any) -> None:
         return
     processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API before
     manager = getattr(pool, "_executor_manager_thread", None)
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)  # gone at shutdown
     for process in processes:
         if process.is_alive():
             process.terminate()
@@ -123,6 +124,13 @@ def _terminate(pool: Any) -> None:
         if process.is_alive():
             process.kill()
             process.join(timeout=5)
+    # A worker killed while sending its result leaves the manager thread waiting for the rest
+    # of that message for ever, and the interpreter's exit hook joins the thread: the sweep hung
+    # after printing that it was interrupted. Every worker is dead now, so nothing else will
+    # come: closing this process's copy of the result pipe's write end (the only one left)
+    # gives the thread end-of-file; it marks the pool broken and ends.
+    if manager is not None and manager.is_alive() and writer is not None:
+        writer.close()
     # Let the pool's manager thread finish closing its wake-up pipe: the interpreter's exit hook
     # writes to that pipe, and racing the close printed "OSError: Bad file descriptor" (3.11).
     if manager is not None:
