@@ -274,6 +274,50 @@ def test_terminate_stops_each_worker_and_kills_one_that_ignores_sigterm() -> Non
     ]
 
 
+class _Writer:
+    def __init__(self, log: list[tuple[Any, ...]]) -> None:
+        self.log = log
+
+    def close(self) -> None:
+        self.log.append(("writer", "close"))
+
+
+class _Queue:
+    def __init__(self, log: list[tuple[Any, ...]]) -> None:
+        self._writer = _Writer(log)
+
+
+@pytest.mark.parametrize("manager_alive", [True, False])
+def test_terminate_closes_the_result_pipe_only_for_a_manager_still_waiting(
+    manager_alive: bool,
+) -> None:
+    """Once every worker is stopped, a manager thread still alive may be waiting for the rest
+    of a result its killed sender never finished: the result pipe's write end (read before the
+    shutdown drops the queue) is closed so it reads end-of-file, before it is waited for. A
+    manager that already ended leaves the pipe alone (tests/experiments/
+    test_sweep_pool_teardown.py runs the real case)."""
+    log: list[tuple[Any, ...]] = []
+    pool = _StoppedPool(log, {1: _Process(log, "obeys", alive=True, obeys=True)})
+    pool._executor_manager_thread.alive = manager_alive
+    pool._result_queue = _Queue(log)  # type: ignore[attr-defined]
+    original = pool.shutdown
+
+    def shutdown(wait: bool = True, *, cancel_futures: bool = False) -> None:
+        original(wait, cancel_futures=cancel_futures)
+        pool._result_queue = None  # type: ignore[attr-defined]  # as ProcessPoolExecutor does
+
+    pool.shutdown = shutdown  # type: ignore[method-assign]
+    _terminate(pool)
+    closed = [("writer", "close")] if manager_alive else []
+    assert log == [
+        ("obeys", "terminate"),
+        ("shutdown", False, True),
+        ("obeys", "join", 5),
+        *closed,
+        ("manager", "join", 5),
+    ]
+
+
 def test_terminate_uses_the_pools_own_terminate_workers_where_it_has_one() -> None:
     """Python >= 3.14: ``terminate_workers`` alone (the pool below has nothing else)."""
     stopped: list[str] = []
