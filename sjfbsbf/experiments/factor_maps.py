@@ -44,6 +44,8 @@ FACTOR_RATIOS: tuple[tuple[str, str], ...] = (
     ("sjf-bsbf", "srtf"),
     ("sjf", "tiresias"),
     ("sjf-bsbf-plus", "sjf-bsbf"),
+    ("sjf-bsbf", "gandiva"),
+    ("sjf-bsbf", "lucid"),
 )
 #: Display names of the factors.
 FACTOR_NAMES: Mapping[str, str] = {
