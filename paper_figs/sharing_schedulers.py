@@ -15,7 +15,7 @@ import pandas as pd
 from common import read_results
 
 from sjfbsbf.experiments.regime_fairness import gain_cells
-from sjfbsbf.experiments.regimes import sweep_cells
+from sjfbsbf.experiments.regimes import sweep_cells, verdict_counts
 from sjfbsbf.experiments.tables import markdown
 
 #: The ratios of the first table (the map's ratios against the sharing schedulers and SJF-FFS).
@@ -54,25 +54,6 @@ def band_table(cells: pd.DataFrame, ratios: tuple[str, ...] | None = None) -> pd
     return pd.DataFrame(rows)
 
 
-def totals(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per ratio over every distinct cell: cells, better, tie, worse."""
-    if "duplicate_of" in cells:
-        cells = cells[cells["duplicate_of"] == ""]
-    rows = []
-    for ratio, part in cells.groupby("ratio", sort=False):
-        tally = part["verdict"].value_counts()
-        rows.append(
-            {
-                "ratio": ratio,
-                "cells": len(part),
-                **{v: int(tally.get(v, 0)) for v in ("better", "tie", "worse")},
-                "best": f"{part['value'].min():.3f}",
-                "worst": f"{part['value'].max():.3f}",
-            }
-        )
-    return pd.DataFrame(rows)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("results", help="sweep output directory of experiments/regimes.toml")
@@ -83,10 +64,10 @@ def main() -> None:
     gains = gain_cells(table, args.metric)
     print(f"### sjf-bsbf against the sharing schedulers ({args.metric})\n")
     print(markdown(band_table(against, AGAINST), index=False) + "\n")
-    print(markdown(totals(against[against["ratio"].isin(AGAINST)]), index=False) + "\n")
+    print(markdown(verdict_counts(against[against["ratio"].isin(AGAINST)]), index=False) + "\n")
     print(f"### What sharing adds over the scheduler's own queue order ({args.metric})\n")
     print(markdown(band_table(gains), index=False) + "\n")
-    print(markdown(totals(gains), index=False))
+    print(markdown(verdict_counts(gains), index=False))
 
 
 if __name__ == "__main__":

@@ -15,10 +15,8 @@ from sjfbsbf.experiments.regimes import (
     FACET,
     LEVEL_ORDER,
     LOAD,
-    PLANE_DEFAULTS,
     default_plane,
     map_factors,
-    regime_cells,
     regime_markdown,
     sweep_cells,
 )
@@ -97,13 +95,6 @@ def fairness_markdown(table: pd.DataFrame) -> str:
 
 
 def gain_cells(table: pd.DataFrame, metric: str = "avg_jct") -> pd.DataFrame:
-    """The cells of :data:`SHARING_GAINS` the sweep ran (:func:`regime_cells` over the same
-    factors as :func:`sweep_cells`)."""
-    factors = [c for c in (FACET, *PLANE_DEFAULTS, LOAD) if c in table and table[c].nunique() > 1]
-    labels = set(table["label"])
-    frames = [
-        regime_cells(table, num, den, factors, metric)
-        for num, den in SHARING_GAINS
-        if num in labels and den in labels
-    ]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    """The cells of :data:`SHARING_GAINS` the sweep ran (:func:`sweep_cells` with those
+    ratios)."""
+    return sweep_cells(table, metric, SHARING_GAINS)

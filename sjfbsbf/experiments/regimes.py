@@ -129,14 +129,18 @@ def regime_cells(
     return pd.DataFrame(rows)
 
 
-def sweep_cells(table: pd.DataFrame, metric: str = "avg_jct") -> pd.DataFrame:
+def sweep_cells(
+    table: pd.DataFrame,
+    metric: str = "avg_jct",
+    ratios: Sequence[tuple[str, str]] = MAP_RATIOS,
+) -> pd.DataFrame:
     """Every cell of the sweep (mix × each varied map factor × load) for each ratio of
-    :data:`MAP_RATIOS` whose policies it ran (:func:`regime_cells`)."""
+    ``ratios`` (default :data:`MAP_RATIOS`) whose policies it ran (:func:`regime_cells`)."""
     factors = [c for c in (FACET, *PLANE_DEFAULTS, LOAD) if c in table and table[c].nunique() > 1]
     labels = set(table["label"])
     frames = [
         regime_cells(table, num, den, factors, metric)
-        for num, den in MAP_RATIOS
+        for num, den in ratios
         if num in labels and den in labels
     ]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

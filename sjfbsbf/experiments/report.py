@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -108,11 +109,9 @@ def plot_comparison(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
     from matplotlib.ticker import StrMethodFormatter
 
     policies = [str(p) for p in table.index]
-    x = np.arange(len(policies))
     times = [k for k in ("avg_jct", "p99_jct", "avg_queueing_delay") if k in table.columns]
     fractions = [k for k in ("gpu_utilization", "shared_gpu_time_share") if k in table.columns]
 
@@ -128,67 +127,28 @@ def plot_comparison(
         layout="constrained",
     )
     ax_time, ax_frac = axes[0], axes[1]
-    colors = ["#4C72B0", "#C44E52", "#8C8C8C"]
-    bar_w = 0.8 / max(1, len(times))
-    for i, key in enumerate(times):
-        bars = ax_time.bar(
-            x + (i - (len(times) - 1) / 2) * bar_w,
-            table[key].to_numpy(dtype=float),
-            bar_w,
-            label=metric_label(key).removesuffix(" (s)"),
-            color=colors[i % len(colors)],
-        )
-        if key == "avg_jct":
-            ax_time.bar_label(bars, fmt="{:,.0f}", fontsize=8, padding=2)
-    ax_time.set_xticks(x, policies)
+    _bars(ax_time, table, times, ["#4C72B0", "#C44E52", "#8C8C8C"], labelled={"avg_jct": "{:,.0f}"})
     ax_time.set_ylabel("time (s)")
     ax_time.set_title("Completion and queueing time (lower is better)")
     ax_time.legend(frameon=False, fontsize=9)
-    ax_time.grid(axis="y", alpha=0.3)
-    ax_time.set_axisbelow(True)
     ax_time.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     ax_time.margins(y=0.1)
 
-    frac_colors = ["#55A868", "#DD8452"]
-    bar_w = 0.8 / max(1, len(fractions))
-    for i, key in enumerate(fractions):
-        bars = ax_frac.bar(
-            x + (i - (len(fractions) - 1) / 2) * bar_w,
-            100.0 * table[key].to_numpy(dtype=float),
-            bar_w,
-            label=metric_label(key),
-            color=frac_colors[i % len(frac_colors)],
-        )
-        ax_frac.bar_label(bars, fmt="{:.0f}", fontsize=8, padding=2)
-    ax_frac.set_xticks(x, policies)
+    labelled = dict.fromkeys(fractions, "{:.0f}")
+    _bars(ax_frac, table, fractions, ["#55A868", "#DD8452"], scale=100.0, labelled=labelled)
     ax_frac.set_ylabel("percent")
     ax_frac.set_ylim(0, 110)
     ax_frac.set_title("GPU utilisation and shared GPU-time")
     ax_frac.legend(frameon=False, fontsize=9, loc="upper right", ncols=2)
-    ax_frac.grid(axis="y", alpha=0.3)
-    ax_frac.set_axisbelow(True)
 
     if stretches:
         ax_str = axes[2]
-        str_colors = ["#8172B3", "#937860", "#DA8BC3"]
-        bar_w = 0.8 / len(stretches)
-        for i, key in enumerate(stretches):
-            bars = ax_str.bar(
-                x + (i - (len(stretches) - 1) / 2) * bar_w,
-                table[key].to_numpy(dtype=float),
-                bar_w,
-                label=metric_label(key),
-                color=str_colors[i % len(str_colors)],
-            )
-            if key == "avg_stretch":
-                ax_str.bar_label(bars, fmt="{:.2f}", fontsize=8, padding=2)
+        colors = ["#8172B3", "#937860", "#DA8BC3"]
+        _bars(ax_str, table, stretches, colors, labelled={"avg_stretch": "{:.2f}"})
         ax_str.axhline(1.0, color="black", linewidth=0.8, alpha=0.5)
-        ax_str.set_xticks(x, policies)
         ax_str.set_ylabel("ratio")
         ax_str.set_title("Stretch and finish-time fairness ρ (lower is better)")
         ax_str.legend(frameon=False, fontsize=9)
-        ax_str.grid(axis="y", alpha=0.3)
-        ax_str.set_axisbelow(True)
 
     for ax in axes:
         ax.set_xlabel("policy")
@@ -201,3 +161,33 @@ def plot_comparison(
             fig.savefig(tmp, format="png", dpi=120)
     finally:
         plt.close(fig)
+
+
+def _bars(
+    ax: Any,
+    table: pd.DataFrame,
+    keys: list[str],
+    colors: list[str],
+    *,
+    scale: float = 1.0,
+    labelled: dict[str, str],
+) -> None:
+    """One group of bars per policy, one bar per metric of ``keys`` (values × ``scale``), the
+    metrics of ``labelled`` labelled on their bars with that format; y grid behind."""
+    import numpy as np
+
+    x = np.arange(len(table.index))
+    width = 0.8 / max(1, len(keys))
+    for i, key in enumerate(keys):
+        bars = ax.bar(
+            x + (i - (len(keys) - 1) / 2) * width,
+            scale * table[key].to_numpy(dtype=float),
+            width,
+            label=metric_label(key).removesuffix(" (s)"),
+            color=colors[i % len(colors)],
+        )
+        if key in labelled:
+            ax.bar_label(bars, fmt=labelled[key], fontsize=8, padding=2)
+    ax.set_xticks(x, [str(p) for p in table.index])
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
