@@ -218,8 +218,7 @@ class Master:
         with stdout_to_stderr():  # its banner goes to descriptor 1
             self.highs = h = highspy.Highs()
         h.setOptionValue("output_flag", False)
-        h.setOptionValue("random_seed", 0)
-        h.setOptionValue("threads", 1)
+        h.setOptionValue("random_seed", 0)  # not "threads": HiGHS fixes it once per process
         inf = highspy.kHighsInf
         h.addRows(horizon, np.full(horizon, -inf), np.full(horizon, self.capacity), 0, [], [], [])
         self.partner_row: dict[tuple[int, int, int], int] = {}
@@ -261,10 +260,17 @@ class Master:
             self.highs.changeColIntegrality(col, highspy.HighsVarType.kInteger)
         self.columns.append(column)
 
-    def solve(self) -> float:
-        """Solve; returns the objective (total JCT, s)."""
+    def solve(self) -> float | None:
+        """Solve; returns the objective (total JCT, s), ``None`` if HiGHS did not reach the
+        restricted master's optimum (then its duals are not to be read)."""
         self.highs.run()
+        if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
         return float(self.highs.getInfo().objective_function_value)
+
+    def status(self) -> str:
+        """HiGHS's model status, in words."""
+        return str(self.highs.modelStatusToString(self.highs.getModelStatus()))
 
     def slot_costs(self, job: int) -> tuple[np.ndarray, np.ndarray, float]:
         """Under the current duals, per slot: the cost of holding ``job`` alone, per option the
@@ -336,7 +342,11 @@ def colgen_bound(
     rounds = 0
     while True:
         rounds += 1
-        value = master.solve()
+        solved = master.solve()
+        if solved is None:  # the bounds so far stand; this round has no duals to price with
+            status, limit = SolveStatus.UNKNOWN, f"HiGHS: {master.status()}"
+            break
+        value = solved
         lagrangian, added = master.capacity_term(), 0
         for j in range(n):
             alone, benefit, sigma = master.slot_costs(j)
@@ -357,7 +367,8 @@ def colgen_bound(
         if rounds >= max_iterations:
             limit = "iterations"
             break
-    bound = RelaxationBound(status, best / n, time.monotonic() - began, limit)
+    found = best / n if math.isfinite(best) else None
+    bound = RelaxationBound(status, found, time.monotonic() - began, limit)
     return ColgenRun(bound, value / n, rounds, len(master.columns), tuple(history))
 
 
@@ -378,8 +389,11 @@ def full_master(data: OfflineData, *, by_option: bool = True, integer: bool = Fa
     value = master.solve()
     seconds = time.monotonic() - began
     n = len(data.jobs)
-    if master.highs.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+    if value is not None and not integer:
         return RelaxationBound(SolveStatus.OPTIMAL, value / n, seconds)
-    dual = master.highs.getInfo().mip_dual_bound if integer else None
-    found = None if dual is None or not math.isfinite(dual) else dual / n
-    return RelaxationBound(SolveStatus.FEASIBLE, found, seconds, "wall-clock")
+    dual = master.highs.getInfo().mip_dual_bound if integer else math.nan
+    found = dual / n if math.isfinite(dual) else None  # a MIP's bound, not its incumbent
+    if value is not None:
+        return RelaxationBound(SolveStatus.OPTIMAL, found, seconds)
+    status = SolveStatus.FEASIBLE if found is not None else SolveStatus.UNKNOWN
+    return RelaxationBound(status, found, seconds, f"HiGHS: {master.status()}")

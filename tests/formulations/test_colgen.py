@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from formulations.bounds.colgen import (
     Column,
+    Master,
     colgen_bound,
     column_cost,
     column_space,
@@ -21,6 +22,7 @@ from formulations.bounds.colgen import (
     full_master,
     price,
 )
+from formulations.bounds.fluid import fluid_bound
 from formulations.offline.brute import solve_brute
 from formulations.offline.preprocess import preprocess
 from formulations.result import SolveStatus
@@ -231,3 +233,38 @@ def test_the_bound_is_below_brute_force_on_drawn_instances(instance: Instance, p
     exact = solve_brute(instance, DT, interference=model, max_combinations=3_000)
     assert exact.replayed_avg_jct is not None
     assert run.bound.bound <= exact.replayed_avg_jct + data.tolerance_s + 1e-9
+
+
+def test_the_master_solves_after_another_highs_model_in_the_process() -> None:
+    """HiGHS fixes its thread count once per process: a master that set its own count after
+    the fluid LP (PuLP's HiGHS) ran could not solve, and its first round was taken for the
+    optimum (n20-g8-all-a: 167.76 reported as optimal against 183.06). Run after the fluid LP
+    here, column generation still reaches the LP over every column."""
+    optimum, instance = recorded_suite()["n6-g4-all-a"]
+    data = preprocess(instance, optimum.dt)
+    assert fluid_bound(data).bound is not None
+    run = colgen_bound(data)
+    assert run.bound.status is SolveStatus.OPTIMAL and run.iterations > 1
+    assert run.bound.bound == pytest.approx(full_master(data).bound, rel=1e-7)
+
+
+def test_a_master_highs_could_not_solve_is_reported_not_trusted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When HiGHS does not reach a restricted master's optimum, the run stops with the bounds
+    of the rounds before (valid), says why, and is not called optimal."""
+    optimum, instance = recorded_suite()["n6-g4-all-a"]
+    data = preprocess(instance, optimum.dt)
+    solve, calls = Master.solve, []
+
+    def failing(self: Master) -> float | None:
+        calls.append(1)
+        return solve(self) if len(calls) == 1 else None
+
+    monkeypatch.setattr(Master, "solve", failing)
+    run = colgen_bound(data)
+    assert run.bound.status is SolveStatus.UNKNOWN and run.iterations == 2
+    assert run.bound.limit is not None and run.bound.limit.startswith("HiGHS: ")
+    monkeypatch.setattr(Master, "solve", solve)
+    assert run.bound.bound is not None
+    assert run.bound.bound <= colgen_bound(data).bound.bound  # type: ignore[operator]
