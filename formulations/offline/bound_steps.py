@@ -1,12 +1,13 @@
 """The bounds ``solve_offline`` computes besides the model (docs/formulations.md §2.10), under
-either clock (§2.6): the relaxation and the fluid LP before it, the placement-free CP-SAT bound
-after an unproven solve."""
+either clock (§2.6): the relaxation, the fluid LP and (when asked) the column-generation bound
+before it, the placement-free CP-SAT bound after an unproven solve."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
 
+from formulations.bounds.colgen import ColgenRun, colgen_bound
 from formulations.bounds.fluid import SECONDS_PER_VARIABLE, fluid_bound, fluid_size
 from formulations.bounds.placement_free import placement_free_bound
 from formulations.bounds.relaxation import RelaxationBound, relaxation_bound
@@ -20,24 +21,27 @@ from sjfbsbf.core.model import Instance
 
 @dataclass(frozen=True)
 class EarlyBounds:
-    """What :func:`early_bounds` found: the data with its lower bound raised, both bounds
+    """What :func:`early_bounds` found: the data with its lower bound raised, the bounds
     (``None`` when not run) and why the fluid LP did not run (``None`` when it did)."""
 
     data: OfflineData
     relaxed: RelaxationBound | None
     fluid: RelaxationBound | None
     fluid_skipped: str | None
+    colgen: ColgenRun | None = None
 
 
 def early_bounds(
-    data: OfflineData, seed: int, deadline: float | None, tracker: Tracker
+    data: OfflineData, seed: int, deadline: float | None, tracker: Tracker, colgen: bool = False
 ) -> EarlyBounds:
-    """The placement-free relaxation and the fluid LP on ``data``; each bound that beats the
-    preprocessing's raises ``data.lower_bound_total``.
+    """The placement-free relaxation, the fluid LP and, with ``colgen``, the column-generation
+    bound on ``data``; each bound that beats the preprocessing's raises
+    ``data.lower_bound_total``.
 
     ``deadline`` (wall-clock mode; ``None``: each bound's own guard) cuts HiGHS's limits to the
-    time left, and the fluid LP runs only if building it, which cannot be stopped, is estimated
-    at most half of the time left (``SECONDS_PER_VARIABLE`` per variable).
+    time left, the fluid LP runs only if building it, which cannot be stopped, is estimated
+    at most half of the time left (``SECONDS_PER_VARIABLE`` per variable), and column
+    generation stops at the first round that ends after it (its bound is valid at every round).
     """
     if data.infeasible is not None:
         return EarlyBounds(data, None, None, None)
@@ -54,10 +58,16 @@ def early_bounds(
         skipped = (
             f"building the fluid LP would take about {estimate:.0f} s, more than half the time left"
         )
-    for value in (relaxed.bound, None if fluid is None else fluid.bound):
+    generated = None
+    if colgen:
+        tracker.phase("column generation")
+        generated = colgen_bound(data, deadline=deadline)
+        tracker.observe("bound", generated.bound.bound)
+    found = [relaxed, fluid, None if generated is None else generated.bound]
+    for value in (None if bound is None else bound.bound for bound in found):
         if value is not None and value * len(data.jobs) > data.lower_bound_total:
             data = replace(data, lower_bound_total=value * len(data.jobs))
-    return EarlyBounds(data, relaxed, fluid, skipped)
+    return EarlyBounds(data, relaxed, fluid, skipped, generated)
 
 
 def placement_free_step(

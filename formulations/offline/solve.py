@@ -89,6 +89,7 @@ def solve_offline(
     max_rounds: int = MAX_ROUNDS,
     max_model_cells: int | None = MAX_MODEL_CELLS,
     relaxation: bool = True,
+    colgen: bool | None = None,
     placement_free: float | None = None,
     placement_free_lb_tree: bool = False,
     search: int | None = None,
@@ -141,6 +142,10 @@ def solve_offline(
         HiGHS, the relaxation with a node limit, deterministic, not counted in
         ``time_limit``): their bounds join the preprocessing's and the model's
         (docs/formulations.md §2.10). Always on for ``"bounds"``.
+    colgen
+        Also run the column-generation bound with them (:func:`formulations.bounds.colgen_bound`,
+        §2.10 item 7; to its LP optimum, or under the wall clock to the deadline). ``None``: on
+        for ``"bounds"``, off for the model.
     placement_free
         If given and the solve ends unproven with a schedule, run the placement-free CP-SAT
         bound (:func:`formulations.bounds.placement_free_bound`, §2.10 item 6) with this
@@ -237,12 +242,15 @@ def solve_offline(
         tracker.observe("bound", combinatorial)
     relaxed: RelaxationBound | None = None
     fluid: RelaxationBound | None = None
+    generated = None  # the column generation's run, when asked
     skipped: str | None = None  # why the fluid LP did not run (wall-clock mode)
     if relaxation and data.infeasible is None:
         from formulations.offline.bound_steps import early_bounds  # bounds imports offline
 
-        early = early_bounds(data, seed, None if deterministic else deadline, tracker)
+        with_colgen = solver == "bounds" if colgen is None else colgen
+        early = early_bounds(data, seed, None if deterministic else deadline, tracker, with_colgen)
         data, relaxed, fluid, skipped = early.data, early.relaxed, early.fluid, early.fluid_skipped
+        generated = early.colgen
     info: dict[str, Any] = {
         "dt": dt,
         "horizon": data.horizon,
@@ -259,6 +267,11 @@ def solve_offline(
     for key, found in (("relaxation", relaxed), ("fluid", fluid)):  # RelaxationBound | None
         if found is not None:
             info[key] = found.as_info()
+    if generated is not None:
+        info["colgen"] = generated.bound.as_info() | {
+            "rounds": generated.iterations,
+            "columns": generated.columns,
+        }
 
     def result(
         status: SolveStatus,
@@ -403,6 +416,7 @@ def solve_offline(
         "combinatorial": combinatorial,
         "relaxation": None if relaxed is None else relaxed.bound,
         "fluid": None if fluid is None else fluid.bound,
+        "colgen": None if generated is None else generated.bound.bound,
         "model": model_bound,
         "placement_free": free_bound,
     }

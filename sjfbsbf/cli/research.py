@@ -86,6 +86,14 @@ def solve(
         bool,
         typer.Option("--force", help="Build the model even if its size estimate is too large."),
     ] = False,
+    colgen: Annotated[
+        bool | None,
+        typer.Option(
+            "--colgen/--no-colgen",
+            help="Also run the column-generation bound (docs/formulations.md §2.10 item 7; "
+            "default: on for --solver bounds, off for the model).",
+        ),
+    ] = None,
     prove_free: Annotated[
         float | None,
         typer.Option(
@@ -151,6 +159,7 @@ def solve(
                 seed=seed,
                 num_workers=workers,
                 max_model_cells=None if force else MAX_MODEL_CELLS,
+                colgen=colgen,
                 placement_free=prove_free,
                 placement_free_lb_tree=lb_tree,
                 search=search,

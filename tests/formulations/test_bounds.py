@@ -110,8 +110,10 @@ def test_solve_offline_reports_the_relaxation_and_proves_without_a_model_when_it
     assert result.bound is not None
     assert result.bound >= result.info["relaxation"]["bound"] - 1e-9
     bounds = result.info["bounds"]
-    assert set(bounds) == {"combinatorial", "relaxation", "fluid", "model", "placement_free"}
-    assert bounds["model"] is None
+    assert set(bounds) == {
+        "combinatorial", "relaxation", "fluid", "colgen", "model", "placement_free"
+    }  # fmt: skip
+    assert bounds["model"] is None and bounds["colgen"] is None  # the model does not ask for it
     assert bounds["relaxation"] == result.info["relaxation"]["bound"]
     assert bounds["fluid"] == result.info["fluid"]["bound"]
     best = max(value for value in bounds.values() if value is not None)

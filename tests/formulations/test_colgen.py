@@ -6,6 +6,7 @@ below brute force on drawn instances, a hand-computed column."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from formulations.bounds.colgen import (
     price,
 )
 from formulations.bounds.fluid import fluid_bound
+from formulations.offline import solve_offline
 from formulations.offline.brute import solve_brute
 from formulations.offline.preprocess import preprocess
 from formulations.result import SolveStatus
@@ -268,3 +270,31 @@ def test_a_master_highs_could_not_solve_is_reported_not_trusted(
     monkeypatch.setattr(Master, "solve", solve)
     assert run.bound.bound is not None
     assert run.bound.bound <= colgen_bound(data).bound.bound  # type: ignore[operator]
+
+
+def test_the_bounds_solver_runs_it_and_the_model_only_when_asked() -> None:
+    """``solve_offline(..., "bounds")`` runs column generation to its optimum and L is the best
+    of every bound; the model's solvers leave it out unless ``colgen=True``."""
+    optimum, instance = recorded_suite()["n12-g8-all-c"]
+    result = solve_offline(instance, "bounds", dt=optimum.dt)
+    bounds = result.info["bounds"]
+    assert result.info["colgen"]["status"] == "optimal" and result.info["colgen"]["rounds"] > 1
+    assert bounds["colgen"] == result.info["colgen"]["bound"]
+    assert bounds["colgen"] > bounds["combinatorial"]
+    assert result.replayed_avg_jct is not None and result.bound is not None
+    best = max(value for value in bounds.values() if value is not None)
+    assert result.bound == pytest.approx(min(result.replayed_avg_jct, best), abs=1e-12)
+    small, tiny_instance = recorded_suite()["n4-g2-light-a"]
+    plain = solve_offline(tiny_instance, "cpsat", dt=small.dt, time_limit=10)
+    assert plain.info["bounds"]["colgen"] is None and "colgen" not in plain.info
+    asked = solve_offline(tiny_instance, "cpsat", dt=small.dt, time_limit=10, colgen=True)
+    assert asked.info["bounds"]["colgen"] is not None
+    assert asked.info["bounds"]["colgen"] <= small.replayed_avg_jct + small.tolerance_s  # type: ignore[operator]
+
+
+def test_a_deadline_already_past_stops_after_one_round() -> None:
+    optimum, instance = recorded_suite()["n6-g4-all-a"]
+    data = preprocess(instance, optimum.dt)
+    run = colgen_bound(data, time_limit=None, deadline=time.monotonic())
+    assert run.iterations == 1 and run.bound.limit == "wall-clock"
+    assert run.bound.status is SolveStatus.FEASIBLE

@@ -1,4 +1,5 @@
-"""instances/make_suite.py --merge: a re-record never makes a suite entry worse."""
+"""instances/make_suite.py --merge: a re-record never makes a suite entry worse; --colgen
+raises an unproven entry's bound and records how."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "instances"))
 
-from make_suite import _merge
+from make_suite import _colgen, _merge
+
+from tests.offline_cases import recorded_suite
 
 
 def _entry(replayed: float, bound: float, **extra: Any) -> dict[str, Any]:
@@ -58,3 +61,23 @@ def test_merge_marks_optimal_when_the_bound_meets_the_schedule() -> None:
     assert merged["status"] == "optimal" and merged["bound"] == 199.995
     capped = _merge(old, _entry(205.0, 205.0))
     assert capped["bound"] == 200.0 and capped["status"] == "optimal"  # L ≤ U
+
+
+def test_colgen_raises_a_lower_recorded_bound_and_records_how() -> None:
+    """An unproven entry whose bound is below the column-generation bound gets it (capped by its
+    schedule's value) with a ``colgen`` record; a higher recorded bound and a proven entry are
+    left as they are."""
+    optimum, instance = recorded_suite()["n6-g4-all-a"]
+    u = optimum.replayed_avg_jct
+    assert u is not None
+    low = _entry(u, 1.0, dt=optimum.dt, file="n6-g4-all-a.json")
+    _colgen(low, instance)
+    assert 1.0 < low["bound"] <= u
+    assert low["colgen"]["bound"] == low["bound"] and low["colgen"]["status"] == "optimal"
+    assert low["colgen"]["rounds"] >= 1 and low["colgen"]["search"] == 0
+    high = _entry(u, u - 1e-3, dt=optimum.dt, file="n6-g4-all-a.json")
+    _colgen(high, instance)
+    assert high["bound"] == u - 1e-3 and "colgen" not in high
+    proven = _entry(u, 1.0, dt=optimum.dt, file="n6-g4-all-a.json", status="optimal")
+    _colgen(proven, instance)
+    assert proven["bound"] == 1.0 and "colgen" not in proven
