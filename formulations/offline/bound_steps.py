@@ -29,6 +29,7 @@ class EarlyBounds:
     fluid: RelaxationBound | None
     fluid_skipped: str | None
     colgen: ColgenRun | None = None
+    colgen_skipped: str | None = None
 
 
 def early_bounds(
@@ -58,8 +59,10 @@ def early_bounds(
         skipped = (
             f"building the fluid LP would take about {estimate:.0f} s, more than half the time left"
         )
-    generated = None
-    if colgen:
+    generated, colgen_skipped = None, None
+    if colgen and deadline is not None and time.monotonic() >= deadline:
+        colgen_skipped = "no time left for the column-generation bound"
+    elif colgen:
         tracker.phase("column generation")
         generated = colgen_bound(data, deadline=deadline)
         tracker.observe("bound", generated.bound.bound)
@@ -67,7 +70,7 @@ def early_bounds(
     for value in (None if bound is None else bound.bound for bound in found):
         if value is not None and value * len(data.jobs) > data.lower_bound_total:
             data = replace(data, lower_bound_total=value * len(data.jobs))
-    return EarlyBounds(data, relaxed, fluid, skipped, generated)
+    return EarlyBounds(data, relaxed, fluid, skipped, generated, colgen_skipped)
 
 
 def placement_free_step(

@@ -243,6 +243,7 @@ def solve_offline(
     relaxed: RelaxationBound | None = None
     fluid: RelaxationBound | None = None
     generated = None  # the column generation's run, when asked
+    colgen_skipped: str | None = None
     skipped: str | None = None  # why the fluid LP did not run (wall-clock mode)
     if relaxation and data.infeasible is None:
         from formulations.offline.bound_steps import early_bounds  # bounds imports offline
@@ -251,6 +252,8 @@ def solve_offline(
         early = early_bounds(data, seed, None if deterministic else deadline, tracker, with_colgen)
         data, relaxed, fluid, skipped = early.data, early.relaxed, early.fluid, early.fluid_skipped
         generated = early.colgen
+        if early.colgen_skipped is not None:
+            colgen_skipped = early.colgen_skipped
     info: dict[str, Any] = {
         "dt": dt,
         "horizon": data.horizon,
@@ -264,6 +267,8 @@ def solve_offline(
     }
     if skipped is not None:
         info["fluid_skipped"] = skipped
+    if colgen_skipped is not None:
+        info["colgen_skipped"] = colgen_skipped
     for key, found in (("relaxation", relaxed), ("fluid", fluid)):  # RelaxationBound | None
         if found is not None:
             info[key] = found.as_info()

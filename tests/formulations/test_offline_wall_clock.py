@@ -16,8 +16,10 @@ from typer.testing import CliRunner
 from formulations.engines import EngineOptions
 from formulations.engines import cpsat as engine
 from formulations.offline import solve_offline
+from formulations.offline.bound_steps import early_bounds
 from formulations.offline.heuristic import best_heuristic
 from formulations.offline.observe import SolveProgress, Tracker
+from formulations.offline.preprocess import preprocess
 from formulations.offline.search import search_incumbent
 from sjfbsbf.cli import app
 from sjfbsbf.cli.solve_progress import describe_progress, solve_status
@@ -48,6 +50,30 @@ def test_the_wall_clock_mode_caps_the_whole_call() -> None:
     phases = [event.phase for event in events]
     assert phases[0] == "heuristics" and phases[-1] == "done" and "model 1" in phases
     assert "fluid" not in phases
+
+
+def test_the_bounds_solver_keeps_the_wall_clock_with_column_generation() -> None:
+    """The column-generation bound stops at the first round after the deadline (about 3 s a
+    round at 50 jobs; here the fluid LP is skipped and column generation gets what is left)."""
+    started = time.monotonic()
+    result = solve_offline(read_instance(HARD), "bounds", time_limit=10.0, deterministic=False)
+    elapsed = time.monotonic() - started
+    assert elapsed < 10.0 + SLACK_S, elapsed
+    ran = result.info.get("colgen")
+    assert ran is not None or "colgen_skipped" in result.info
+    if ran is not None:
+        assert ran["status"] == "optimal" or ran["limit"] == "wall-clock"
+    assert result.replayed_avg_jct is not None and result.bound is not None
+    assert result.bound <= result.replayed_avg_jct
+
+
+def test_column_generation_is_skipped_and_said_so_with_no_time_left() -> None:
+    data = preprocess(read_instance(INSTANCES / "n6-g4-all-a.json"), 60.0)
+    past = time.monotonic() - 1.0
+    early = early_bounds(data, 0, past, Tracker(None), colgen=True)
+    assert early.colgen is None
+    assert early.colgen_skipped == "no time left for the column-generation bound"
+    assert early_bounds(data, 0, None, Tracker(None), colgen=True).colgen is not None
 
 
 def test_the_progress_reports_only_improvements() -> None:
