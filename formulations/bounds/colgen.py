@@ -28,12 +28,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import highspy
 import numpy as np
 
 from formulations.bounds.fluid import longest_slots
 from formulations.bounds.relaxation import RelaxationBound
-from formulations.engines.quiet import stdout_to_stderr
+from formulations.engines.columns import ColumnLP
 from formulations.offline.data import OfflineData
 from formulations.offline.pairs import capped_progress
 from formulations.result import SolveStatus
@@ -208,33 +207,29 @@ def price(
 
 
 class Master:
-    """The restricted master LP on HiGHS (warm-started as columns are added)."""
+    """The restricted master LP (HiGHS through :class:`~formulations.engines.columns.ColumnLP`,
+    warm-started as columns are added)."""
 
     def __init__(self, space: ColumnSpace) -> None:
         data = self.data = space.data
         self.space = space
         self.horizon = horizon = data.horizon
         self.capacity = 2.0 * len(data.gpus)
-        with stdout_to_stderr():  # its banner goes to descriptor 1
-            self.highs = h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("random_seed", 0)  # not "threads": HiGHS fixes it once per process
-        inf = highspy.kHighsInf
-        h.addRows(horizon, np.full(horizon, -inf), np.full(horizon, self.capacity), 0, [], [], [])
+        self.lp = lp = ColumnLP()
+        lp.add_rows([-math.inf] * horizon, [self.capacity] * horizon)  # half-GPUs, per slot
         self.partner_row: dict[tuple[int, int, int], int] = {}
         for (j, o), support in space.support.items():
             if support:
                 for t in data.jobs[j].slots:
                     self.partner_row[j, o, t] = horizon + len(self.partner_row)
         count = len(self.partner_row)
-        h.addRows(count, np.full(count, -inf), np.zeros(count), 0, [], [], [])
-        self.convexity = horizon + count
+        lp.add_rows([-math.inf] * count, [0.0] * count)
         n = len(data.jobs)
-        h.addRows(n, np.ones(n), np.ones(n), 0, [], [], [])
+        self.convexity = lp.add_rows([1.0] * n, [1.0] * n)
         for t in range(horizon):  # slack: keeps the first masters feasible
-            h.addCol(SLACK_SLOTS * data.dt, 0.0, inf, 1, np.array([t], dtype=np.int32),
-                     np.array([-1.0]))  # fmt: skip
+            lp.add_column(SLACK_SLOTS * data.dt, [t], [-1.0])
         self.columns: list[Column] = []
+        self.duals = np.zeros(lp.rows)
 
     def add(self, column: Column, integer: bool = False) -> None:
         """Add ``column`` (``integer``: as a binary variable)."""
@@ -252,30 +247,26 @@ class Master:
                     row = self.partner_row.get((*other, t))
                     if row is not None:
                         entries[row] = entries.get(row, 0.0) - 1.0
-        rows = np.array(sorted(entries), dtype=np.int32)
-        values = np.array([entries[int(r)] for r in rows])
-        self.highs.addCol(column.cost, 0.0, highspy.kHighsInf, len(rows), rows, values)
-        if integer:
-            col = self.highs.getNumCol() - 1
-            self.highs.changeColIntegrality(col, highspy.HighsVarType.kInteger)
+        rows = sorted(entries)
+        self.lp.add_column(column.cost, rows, [entries[r] for r in rows], integer=integer)
         self.columns.append(column)
 
-    def solve(self) -> float | None:
+    def solve(self, time_limit: float | None = None) -> float | None:
         """Solve; returns the objective (total JCT, s), ``None`` if HiGHS did not reach the
         restricted master's optimum (then its duals are not to be read)."""
-        self.highs.run()
-        if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        if self.lp.solve(time_limit) is not SolveStatus.OPTIMAL:
             return None
-        return float(self.highs.getInfo().objective_function_value)
+        self.duals = self.lp.row_duals()
+        return self.lp.objective
 
     def status(self) -> str:
         """HiGHS's model status, in words."""
-        return str(self.highs.modelStatusToString(self.highs.getModelStatus()))
+        return self.lp.describe()
 
     def slot_costs(self, job: int) -> tuple[np.ndarray, np.ndarray, float]:
-        """Under the current duals, per slot: the cost of holding ``job`` alone, per option the
+        """Under the last duals, per slot: the cost of holding ``job`` alone, per option the
         benefit of the shared mode, and its convexity row's dual."""
-        y = np.asarray(self.highs.getSolution().row_dual)
+        y = self.duals
         price_ = -np.minimum(y[: self.horizon], 0.0)  # ≤ rows: duals ≤ 0 when minimising
         j = self.data.jobs[job]
         alone = 2.0 * j.gpus * price_
@@ -294,8 +285,7 @@ class Master:
 
     def capacity_term(self) -> float:
         """Σ_t 2|Γ| · (the half-GPU row's dual), the Lagrangian bound's constant part."""
-        y = np.asarray(self.highs.getSolution().row_dual)
-        return self.capacity * float(np.minimum(y[: self.horizon], 0.0).sum())
+        return self.capacity * float(np.minimum(self.duals[: self.horizon], 0.0).sum())
 
 
 @dataclass(frozen=True)
@@ -384,15 +374,14 @@ def full_master(data: OfflineData, *, by_option: bool = True, integer: bool = Fa
             if len(master.columns) >= MAX_ENUMERATED:
                 raise ValueError(f"more than {MAX_ENUMERATED} columns: too large to enumerate")
             master.add(column, integer)
-    master.highs.setOptionValue("time_limit", float(time_limit))
     began = time.monotonic()
-    value = master.solve()
+    value = master.solve(time_limit)
     seconds = time.monotonic() - began
     n = len(data.jobs)
     if value is not None and not integer:
         return RelaxationBound(SolveStatus.OPTIMAL, value / n, seconds)
-    dual = master.highs.getInfo().mip_dual_bound if integer else math.nan
-    found = dual / n if math.isfinite(dual) else None  # a MIP's bound, not its incumbent
+    dual = master.lp.bound if integer else None
+    found = None if dual is None else dual / n  # a MIP's bound, not its incumbent
     if value is not None:
         return RelaxationBound(SolveStatus.OPTIMAL, found, seconds)
     status = SolveStatus.FEASIBLE if found is not None else SolveStatus.UNKNOWN

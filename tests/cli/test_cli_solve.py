@@ -5,6 +5,7 @@ solver packages.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -78,6 +79,11 @@ def test_cli_solve_bounds_builds_no_model(tmp_path: Path) -> None:
         assert text in result.output
     assert optimum.replayed_avg_jct is not None
     assert "feasible" in result.output
+    best_of = next(line for line in result.output.splitlines() if "best of" in line)
+    assert re.search(r"colgen \d+\.\d\d s", best_of), best_of  # on by default for bounds
+    plain = CliRunner().invoke(app, ["solve", str(path), "--solver", "bounds", "--no-colgen"])
+    assert plain.exit_code == 0, plain.output
+    assert "colgen" not in plain.output
 
 
 def test_cli_solve_milp_keeps_solver_output_off_stdout(tmp_path: Path) -> None:

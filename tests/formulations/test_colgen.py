@@ -47,15 +47,23 @@ def _value(column: Column, alone: np.ndarray, benefit: np.ndarray) -> float:
     return total
 
 
-def _check_pricing(instance: Instance, rng: np.random.Generator, levels: int) -> None:
+def _check_pricing(
+    instance: Instance, rng: np.random.Generator, levels: int, wide: bool = True
+) -> None:
     """Per job, option and start, the priced column is a column, its value is what pricing
-    says, and no enumerated column is cheaper (duals drawn from ``levels`` values: ties)."""
-    data = preprocess(instance, DT)
-    for by_option in (True, False):
+    says, and no enumerated column is cheaper: under duals drawn from ``levels`` values (ties),
+    and under a sharing benefit that grows steeply with the slot, so the cheapest columns hold
+    their GPUs as long as they may (n_j slots) and share wherever they can. ``wide``: windows
+    without the heuristic's bound (room for the longest columns)."""
+    data = preprocess(instance, DT, use_heuristic_bound=not wide)
+    steep = np.arange(data.horizon) * 1000.0
+    for by_option, drawn in ((True, True), (False, True), (True, False)):
         space = column_space(data, by_option=by_option)
         for j, job in enumerate(data.jobs):
             alone = rng.integers(0, levels, data.horizon) * 7.5
             benefit = rng.integers(-levels, levels, (len(job.options), data.horizon)) * 5.0
+            if not drawn:
+                alone, benefit = np.zeros(data.horizon), np.tile(steep, (len(job.options), 1))
             cheapest: dict[tuple[int, int], float] = {}
             for column in enumerate_columns(space, j):
                 key = (column.option, column.start)
@@ -75,9 +83,31 @@ def test_pricing_finds_the_cheapest_column_of_the_tiny_cases(name: str) -> None:
     _check_pricing(tiny(name), np.random.default_rng(7), 4)
 
 
+def test_pricing_of_a_job_nobody_fits_beside_never_shares() -> None:
+    """A lone job has no shared pace: however much sharing would be worth, no column shares."""
+    lone = Instance(Cluster(1, 1, 12.0), (Job(0, 0.0, 1, duration=150.0),))
+    _check_pricing(lone, np.random.default_rng(3), 4)
+    data = preprocess(lone, DT, use_heuristic_bound=False)
+    space = column_space(data)
+    benefit = np.full((1, data.horizon), 1e6)
+    priced = price(space, 0, np.zeros(data.horizon), benefit)
+    assert priced and not any(any(c.shared) for _, c in priced)
+
+
+def test_a_column_may_hold_its_gpus_for_n_j_slots_and_no_more() -> None:
+    """n_j (the most slots a simulated job holds its GPUs) bounds a column's length exactly."""
+    data = preprocess(tiny("share"), DT, use_heuristic_bound=False)
+    space = column_space(data)
+    job, n = data.jobs[0], space.longest[0]
+    start = job.first_start
+    assert start + n <= job.last_end  # the windows allow a longer column: n_j decides
+    assert column_cost(space, 0, 0, start, (False,) * n) == pytest.approx(DT * (start + n - 1))
+    assert column_cost(space, 0, 0, start, (False,) * (n + 1)) is None
+
+
 @pytest.mark.parametrize("name", ENUMERABLE)
 def test_pricing_finds_the_cheapest_column_of_small_suite_instances(name: str) -> None:
-    _check_pricing(recorded_suite()[name][1], np.random.default_rng(11), 3)
+    _check_pricing(recorded_suite()[name][1], np.random.default_rng(11), 3, wide=False)
 
 
 @pytest.mark.parametrize(
@@ -153,6 +183,10 @@ def test_a_column_that_cannot_finish_or_shares_alone_is_none() -> None:
     outside = start - 1 if start else job.last_start + 1
     assert column_cost(space, 0, 0, outside, (False,) * 3) is None
     assert column_cost(space, 0, 0, start, ()) is None
+    late = data.jobs[1]  # arrives in slot 1: a start in slot 0 is before it, however short
+    assert late.first_start == 1
+    assert column_cost(space, 1, 0, 0, (False, False)) is None
+    assert column_cost(space, 1, 0, 1, (False, False)) is not None
     alone = Instance(Cluster(1, 1, 12.0), (Job(0, 0.0, 1, duration=60.0),))
     lone = column_space(preprocess(alone, DT))
     assert lone.shared_pace == ((0,),)
@@ -174,6 +208,24 @@ def test_the_bound_holds_under_a_time_limit_and_refuses_no_rounds() -> None:
     assert capped.bound.limit == "iterations" and capped.iterations == 2
     with pytest.raises(ValueError, match="max_iterations must be at least 1, not 0"):
         colgen_bound(data, max_iterations=0)
+
+
+def test_the_best_lagrangian_bound_is_kept_when_a_later_round_is_lower() -> None:
+    """The Lagrangian bound is not monotone (n5-g2-light-a: its fourth round is below its
+    third); stopped after the fourth, the run reports the third's. At the optimum the last
+    master's value and the bound agree."""
+    optimum, instance = recorded_suite()["n5-g2-light-a"]
+    data = preprocess(instance, optimum.dt)
+    full = colgen_bound(data)
+    values = [lagrangian for _, _, lagrangian in full.history]
+    assert values[3] < values[2]
+    stopped = colgen_bound(data, max_iterations=4)
+    assert stopped.bound.bound == pytest.approx(max(values[:4]), rel=1e-12)
+    assert full.master == pytest.approx(full.bound.bound, rel=1e-9)
+    big, large = recorded_suite()["n12-g8-all-c"]
+    run = colgen_bound(preprocess(large, big.dt))
+    assert run.bound.status is SolveStatus.OPTIMAL
+    assert run.master == pytest.approx(run.bound.bound, rel=1e-9)
 
 
 def _suite_check(small: bool) -> None:

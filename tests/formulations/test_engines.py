@@ -8,6 +8,7 @@ that no solver writes to standard output, whoever calls it.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import subprocess
 import sys
@@ -183,7 +184,10 @@ def test_milp_unknown_backend() -> None:
 # -- one place runs the solvers, and none writes to stdout -----------------------------------------
 def test_only_the_engines_run_solvers() -> None:
     """No module of ``formulations`` outside ``engines/`` creates a solver or calls one."""
-    needles = ("CpSolver(", "pulp.HiGHS(", "PULP_CBC_CMD(", ".solve(solver", "stdout_to_stderr")
+    needles = (
+        "CpSolver(", "pulp.HiGHS(", "PULP_CBC_CMD(", ".solve(solver", "stdout_to_stderr",
+        "Highs(", "import highspy",
+    )  # fmt: skip
     engines = ROOT / "formulations" / "engines"
     for path in (ROOT / "formulations").rglob("*.py"):
         if engines in path.parents:
@@ -262,3 +266,27 @@ def test_cbc_runs_serial_unless_asked_for_threads(
     run = milp_engine.solve(prob, EngineOptions(time_limit=10.0, workers=workers), backend="cbc")
     assert run.status is SolveStatus.OPTIMAL
     assert seen["threads"] == threads
+
+
+def test_the_column_lp_grows_warm_and_reads_duals_status_and_bounds() -> None:
+    """ColumnLP: a cheaper column added after a solve enters and moves the row's dual; an LP
+    with no column meeting its row is infeasible; an integer column gives a MIP with a bound."""
+    from formulations.engines.columns import ColumnLP
+
+    lp = ColumnLP()
+    assert lp.add_rows([1.0], [math.inf]) == 0  # x + y ≥ 1
+    lp.add_column(3.0, [0], [1.0])
+    assert lp.solve() is SolveStatus.OPTIMAL
+    assert lp.objective == pytest.approx(3.0) and lp.row_duals()[0] == pytest.approx(3.0)
+    assert lp.add_column(2.0, [0], [1.0]) == 1 and lp.columns == 2
+    assert lp.solve() is SolveStatus.OPTIMAL
+    assert lp.objective == pytest.approx(2.0) and lp.row_duals()[0] == pytest.approx(2.0)
+    empty = ColumnLP()
+    empty.add_rows([1.0], [2.0])
+    empty.add_column(1.0, [0], [1.0], upper=0.5)  # cannot reach 1
+    assert empty.solve() is SolveStatus.INFEASIBLE and "nfeasible" in empty.describe()
+    mip = ColumnLP()
+    mip.add_rows([0.5], [1.5])
+    mip.add_column(1.0, [0], [1.0], integer=True)
+    assert mip.solve(time_limit=10.0) is SolveStatus.OPTIMAL
+    assert mip.objective == pytest.approx(1.0) and mip.bound == pytest.approx(1.0)
