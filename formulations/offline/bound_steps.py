@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
 from formulations.bounds.colgen import ColgenRun, colgen_bound
 from formulations.bounds.fluid import SECONDS_PER_VARIABLE, fluid_bound, fluid_size
@@ -30,6 +31,34 @@ class EarlyBounds:
     fluid_skipped: str | None
     colgen: ColgenRun | None = None
     colgen_skipped: str | None = None
+
+    def values(self) -> dict[str, float | None]:
+        """Each bound (average JCT, s; ``None``: not run or none), by :data:`EARLY_BOUNDS`."""
+        generated = None if self.colgen is None else self.colgen.bound
+        found = (self.relaxed, self.fluid, generated)
+        return {k: None if b is None else b.bound for k, b in zip(EARLY_BOUNDS, found, strict=True)}
+
+    def records(self) -> dict[str, Any]:
+        """What ``solve_offline`` keeps in its ``info``: each bound's record, and why one was
+        skipped."""
+        out: dict[str, Any] = {}
+        for key, text in (("fluid_skipped", self.fluid_skipped),
+                          ("colgen_skipped", self.colgen_skipped)):  # fmt: skip
+            if text is not None:
+                out[key] = text
+        for key, found in (("relaxation", self.relaxed), ("fluid", self.fluid)):
+            if found is not None:
+                out[key] = found.as_info()
+        if self.colgen is not None:
+            out["colgen"] = self.colgen.bound.as_info() | {
+                "rounds": self.colgen.iterations,
+                "columns": self.colgen.columns,
+            }
+        return out
+
+
+#: The bounds :func:`early_bounds` may compute, as ``info["bounds"]`` names them.
+EARLY_BOUNDS = ("relaxation", "fluid", "colgen")
 
 
 def early_bounds(

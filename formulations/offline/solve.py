@@ -36,7 +36,7 @@ from sjfbsbf.core.presets import time_slicing
 from sjfbsbf.policies.planned import Schedule
 
 if TYPE_CHECKING:
-    from formulations.bounds.relaxation import RelaxationBound  # bounds imports offline
+    from formulations.offline.bound_steps import EarlyBounds  # bounds imports offline
 
 #: Backends of :func:`solve_offline` (``"bounds"``: no model, the heuristics and the bounds).
 SOLVERS = ("cpsat", "milp", "brute", "bounds")
@@ -240,20 +240,13 @@ def solve_offline(
         tracker.observe("incumbent", data.heuristic.avg_jct)
     if data.infeasible is None:
         tracker.observe("bound", combinatorial)
-    relaxed: RelaxationBound | None = None
-    fluid: RelaxationBound | None = None
-    generated = None  # the column generation's run, when asked
-    colgen_skipped: str | None = None
-    skipped: str | None = None  # why the fluid LP did not run (wall-clock mode)
+    early: EarlyBounds | None = None  # the bounds before the model (relaxation, fluid, colgen)
     if relaxation and data.infeasible is None:
         from formulations.offline.bound_steps import early_bounds  # bounds imports offline
 
         with_colgen = solver == "bounds" if colgen is None else colgen
         early = early_bounds(data, seed, None if deterministic else deadline, tracker, with_colgen)
-        data, relaxed, fluid, skipped = early.data, early.relaxed, early.fluid, early.fluid_skipped
-        generated = early.colgen
-        if early.colgen_skipped is not None:
-            colgen_skipped = early.colgen_skipped
+        data = early.data
     info: dict[str, Any] = {
         "dt": dt,
         "horizon": data.horizon,
@@ -265,18 +258,8 @@ def solve_offline(
         "search": search,
         "clock": "deterministic" if deterministic else "wall",
     }
-    if skipped is not None:
-        info["fluid_skipped"] = skipped
-    if colgen_skipped is not None:
-        info["colgen_skipped"] = colgen_skipped
-    for key, found in (("relaxation", relaxed), ("fluid", fluid)):  # RelaxationBound | None
-        if found is not None:
-            info[key] = found.as_info()
-    if generated is not None:
-        info["colgen"] = generated.bound.as_info() | {
-            "rounds": generated.iterations,
-            "columns": generated.columns,
-        }
+    if early is not None:
+        info |= early.records()
 
     def result(
         status: SolveStatus,
@@ -419,9 +402,7 @@ def solve_offline(
     info["budget_used"] = budget_used
     info["bounds"] = {  # each lower bound on the average JCT (s) that L is the best of
         "combinatorial": combinatorial,
-        "relaxation": None if relaxed is None else relaxed.bound,
-        "fluid": None if fluid is None else fluid.bound,
-        "colgen": None if generated is None else generated.bound.bound,
+        **(early.values() if early is not None else dict.fromkeys(early_names())),
         "model": model_bound,
         "placement_free": free_bound,
     }
@@ -462,3 +443,10 @@ def _better(replayed: float, best: _Best | None) -> bool:
     if best.source == "model":
         return replayed < best.avg_jct - 1e-9
     return replayed <= best.avg_jct + 1e-9
+
+
+def early_names() -> tuple[str, ...]:
+    """The names of the bounds computed before the model (``info["bounds"]``)."""
+    from formulations.offline.bound_steps import EARLY_BOUNDS  # bounds imports offline
+
+    return EARLY_BOUNDS

@@ -228,10 +228,11 @@ def test_the_best_lagrangian_bound_is_kept_when_a_later_round_is_lower() -> None
     assert run.master == pytest.approx(run.bound.bound, rel=1e-9)
 
 
-def _suite_check(small: bool) -> None:
+def test_the_bound_is_below_every_proven_optimum_of_the_suite() -> None:
+    """All 49 proven instances (about 10 s): to its LP optimum, ≤ the optimum + tolerance."""
     checked = 0
     for optimum, instance in recorded_suite().values():
-        if optimum.status != "optimal" or (small and instance.num_jobs > 6):
+        if optimum.status != "optimal":
             continue
         data = preprocess(instance, optimum.dt)
         run = colgen_bound(data)
@@ -240,16 +241,7 @@ def _suite_check(small: bool) -> None:
         assert run.bound.bound is not None and u is not None
         assert run.bound.bound <= u + optimum.tolerance_s + 1e-6 * u, optimum.name
         checked += 1
-    assert checked >= (25 if small else 49)
-
-
-def test_the_bound_is_below_every_proven_optimum_of_up_to_six_jobs() -> None:
-    _suite_check(small=True)
-
-
-@pytest.mark.slow
-def test_the_bound_is_below_every_proven_optimum_of_the_suite() -> None:
-    _suite_check(small=False)
+    assert checked >= 49
 
 
 @st.composite
