@@ -329,7 +329,8 @@ def test_cli_solve_search(tmp_path: Path) -> None:
     write_instance(instance, path)
 
     def avg(args: list[str]) -> tuple[float, str]:
-        result = CliRunner().invoke(app, ["solve", str(path), "--solver", "bounds", *args])
+        command = ["solve", str(path), "--solver", "bounds", "--no-colgen", *args]
+        result = CliRunner().invoke(app, command)
         assert result.exit_code == 0, result.output
         line = next(x for x in result.output.splitlines() if x.startswith("avg JCT"))
         return float(line.split()[3].replace(",", "")), result.output

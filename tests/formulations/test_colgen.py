@@ -320,7 +320,7 @@ def test_the_bounds_solver_runs_it_and_the_model_only_when_asked() -> None:
     """``solve_offline(..., "bounds")`` runs column generation to its optimum and L is the best
     of every bound; the model's solvers leave it out unless ``colgen=True``."""
     optimum, instance = recorded_suite()["n12-g8-all-c"]
-    result = solve_offline(instance, "bounds", dt=optimum.dt)
+    result = solve_offline(instance, "bounds", dt=optimum.dt, search=0)
     bounds = result.info["bounds"]
     assert result.info["colgen"]["status"] == "optimal" and result.info["colgen"]["rounds"] > 1
     assert bounds["colgen"] == result.info["colgen"]["bound"]
