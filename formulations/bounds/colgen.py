@@ -40,7 +40,8 @@ from formulations.result import SolveStatus
 #: Cost of one unit of the half-GPU rows' slack, in slots of JCT: the first masters are kept
 #: feasible by it; a master that still uses it at the end would mean an infeasible window.
 SLACK_SLOTS = 1000.0
-#: Wall-clock guard (s); the master of 50 jobs on 8 GPUs reaches its optimum in about 25 s.
+#: Wall-clock guard (s): a run it stops is not reproducible; the masters of the suite's 50-job
+#: instances reach their optimum in 27–47 s on the reference 2-core machine.
 WALL_GUARD_S = 120.0
 #: Most pricing rounds (each adds columns; the suite's 20–50-job instances need under 12).
 MAX_ITERATIONS = 500
