@@ -291,7 +291,6 @@ class History:
     ) -> None:
         self.version = 0
         self._q = q
-        self._prior = prior
         self._exclusive = exclusive
         chains: list[tuple[tuple[Any, ...], ...]] = []
         for job in instance.jobs:
