@@ -21,7 +21,15 @@ import numpy as np
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.inputs import MAX_LINE_BYTES
 from sjfbsbf.core.model import Cluster, Instance
-from sjfbsbf.workloads.trace_csv import labels, numbers, read_table, screen_rows, timestamps
+from sjfbsbf.workloads.file_lines import file_lines
+from sjfbsbf.workloads.trace_csv import (
+    labels,
+    numbers,
+    read_table,
+    reopen_member,
+    screen_rows,
+    timestamps,
+)
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport, build_instance
 
 #: The columns of ``cluster_log.csv`` (README of HeliosData).
@@ -94,36 +102,39 @@ def load_helios_log(
     """
     member = "cluster_log.csv" if helios_cluster is None else f"{helios_cluster}/cluster_log.csv"
     frame, source, first = read_table(path, member, required=REQUIRED)
-    gpus = numbers(frame, "gpu_num", source, first, integer=True)
-    if np.isnan(gpus).any():
-        line = first + int(np.argmax(np.isnan(gpus)))
-        raise InstanceError("missing value", source=source, row=f"line {line}", field="gpu_num")
-    duration = numbers(frame, "duration", source, first)
-    submit = timestamps(frame, "submit_time", source, first)
-    vcs = labels(frame, "vc", source, first)
-    users = labels(frame, "user", source, first)
-    none = np.zeros(len(frame), dtype=bool)
-    rules = [  # in the order of SKIP_REASONS; the first that applies is the reason
-        none if vc is None else (frame["vc"].str.strip() != vc).to_numpy(),
-        none if states is None else (~frame["state"].str.strip().isin(list(states))).to_numpy(),
-        np.isnan(submit),
-        gpus == 0,
-        ~(duration > 0),
-    ]
-    trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration, vc=vcs, user=users)
-    name = "helios" if helios_cluster is None else f"helios-{helios_cluster}"
-    if vc is not None:
-        name = f"{name}-{vc}"
-    return build_instance(
-        trace,
-        cluster,
-        source=source,
-        name=name,
-        records=len(frame),
-        skipped=skipped,
-        options=options,
-        rng=rng,
-    )
+    with file_lines(reopen_member(path, member), source):  # refusals name the file's lines
+        gpus = numbers(frame, "gpu_num", source, first, integer=True)
+        if np.isnan(gpus).any():
+            line = first + int(np.argmax(np.isnan(gpus)))
+            raise InstanceError("missing value", source=source, row=f"line {line}", field="gpu_num")
+        duration = numbers(frame, "duration", source, first)
+        submit = timestamps(frame, "submit_time", source, first)
+        vcs = labels(frame, "vc", source, first)
+        users = labels(frame, "user", source, first)
+        none = np.zeros(len(frame), dtype=bool)
+        rules = [  # in the order of SKIP_REASONS; the first that applies is the reason
+            none if vc is None else (frame["vc"].str.strip() != vc).to_numpy(),
+            none if states is None else (~frame["state"].str.strip().isin(list(states))).to_numpy(),
+            np.isnan(submit),
+            gpus == 0,
+            ~(duration > 0),
+        ]
+        trace, skipped = screen_rows(
+            rules, SKIP_REASONS, submit, gpus, duration, vc=vcs, user=users
+        )
+        name = "helios" if helios_cluster is None else f"helios-{helios_cluster}"
+        if vc is not None:
+            name = f"{name}-{vc}"
+        return build_instance(
+            trace,
+            cluster,
+            source=source,
+            name=name,
+            records=len(frame),
+            skipped=skipped,
+            options=options,
+            rng=rng,
+        )
 
 
 def check_helios_archive(path: Path) -> str | None:

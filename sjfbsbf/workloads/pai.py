@@ -23,7 +23,8 @@ import pandas as pd
 
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.model import Cluster, Instance
-from sjfbsbf.workloads.trace_csv import labels, numbers, read_table, screen_rows
+from sjfbsbf.workloads.file_lines import file_lines
+from sjfbsbf.workloads.trace_csv import labels, numbers, read_table, reopen_member, screen_rows
 from sjfbsbf.workloads.trace_window import TraceOptions, TraceReport, build_instance
 
 #: Columns of the job table (``pai_job_table.header``).
@@ -94,37 +95,43 @@ def load_pai_trace(
     tasks, task_source, task_first = read_table(
         task_table, "pai_task_table.csv", columns=TASK_COLUMNS
     )
-    names = jobs["job_name"].str.strip()
-    for bad, message in ((names == "", "missing value"), (names.duplicated(), "repeated")):
-        if bad.any():
-            line = f"line {first + int(np.argmax(bad.to_numpy()))}"
-            raise InstanceError(message, source=source, row=line, field="job_name")
-    submit = numbers(jobs, "start_time", source, first)
-    users = labels(jobs, "user", source, first)
-    totals = _task_totals(tasks, task_source, task_first)
-    has_task = names.isin(totals.index).to_numpy()
-    per_job = totals.reindex(names)
-    gpus = np.ceil(per_job["gpu_percent"].to_numpy(float) / 100.0 - 1e-9)
-    duration = (per_job["end"] - per_job["start"]).to_numpy(float)
-    none = np.zeros(len(jobs), dtype=bool)
-    rules = [  # in the order of SKIP_REASONS; the first that applies is the reason
-        none if statuses is None else ~jobs["status"].str.strip().isin(list(statuses)).to_numpy(),
-        ~(submit > 0),
-        ~has_task,
-        ~(gpus >= 1),
-        ~(duration > 0),
-    ]
-    trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration, user=users)
-    return build_instance(
-        trace,
-        cluster,
-        source=source,
-        name="pai",
-        records=len(jobs),
-        skipped=skipped,
-        options=options,
-        rng=rng,
-    )
+    with (  # refusals name the files' lines
+        file_lines(reopen_member(job_table, "pai_job_table.csv"), source),
+        file_lines(reopen_member(task_table, "pai_task_table.csv"), task_source),
+    ):
+        names = jobs["job_name"].str.strip()
+        for bad, message in ((names == "", "missing value"), (names.duplicated(), "repeated")):
+            if bad.any():
+                line = f"line {first + int(np.argmax(bad.to_numpy()))}"
+                raise InstanceError(message, source=source, row=line, field="job_name")
+        submit = numbers(jobs, "start_time", source, first)
+        users = labels(jobs, "user", source, first)
+        totals = _task_totals(tasks, task_source, task_first)
+        has_task = names.isin(totals.index).to_numpy()
+        per_job = totals.reindex(names)
+        gpus = np.ceil(per_job["gpu_percent"].to_numpy(float) / 100.0 - 1e-9)
+        duration = (per_job["end"] - per_job["start"]).to_numpy(float)
+        none = np.zeros(len(jobs), dtype=bool)
+        rules = [  # in the order of SKIP_REASONS; the first that applies is the reason
+            none
+            if statuses is None
+            else ~jobs["status"].str.strip().isin(list(statuses)).to_numpy(),
+            ~(submit > 0),
+            ~has_task,
+            ~(gpus >= 1),
+            ~(duration > 0),
+        ]
+        trace, skipped = screen_rows(rules, SKIP_REASONS, submit, gpus, duration, user=users)
+        return build_instance(
+            trace,
+            cluster,
+            source=source,
+            name="pai",
+            records=len(jobs),
+            skipped=skipped,
+            options=options,
+            rng=rng,
+        )
 
 
 def _task_totals(tasks: pd.DataFrame, source: str, first: int) -> pd.DataFrame:

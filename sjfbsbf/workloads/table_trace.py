@@ -10,7 +10,8 @@ through the steps every trace loader shares
 :class:`~sjfbsbf.workloads.trace_window.TraceOptions`): time window, random window of jobs,
 sample, oversize jobs capped to the cluster (default), dropped or refused, arrivals rebased so
 the first kept submission is at 0, target load. Any bad value is refused in one line naming the
-file, the line (CSV; the header is line 1) or row (Parquet, from 1) and the field.
+file, the line of the file (CSV; blank lines counted, the header's is line 1 when none comes
+before it) or row (Parquet, from 1) and the field.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import pandas as pd
 from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.inputs import bounded_first_line, check_input
 from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance, label_problem
+from sjfbsbf.workloads.file_lines import file_lines
 from sjfbsbf.workloads.trace_csv import parse_rows, with_header
 from sjfbsbf.workloads.trace_window import (
     Oversize,
@@ -108,47 +110,52 @@ def read_trace_table(
         where, first = "row", 1
     else:
         raise InstanceError("a trace table is .csv or .parquet", source=source)
-    columns = [str(c).strip() for c in frame.columns]
-    frame.columns = pd.Index(columns)
-    for column in columns:
-        if column not in REQUIRED + OPTIONAL:
-            known = ", ".join(REQUIRED + OPTIONAL)
-            raise InstanceError(f"unknown column (columns: {known})", source=source, field=column)
-    for column in REQUIRED:
-        if column not in columns:
-            raise InstanceError("missing column", source=source, field=column)
-    records = frame.to_dict("records")
-    trace: list[TraceJob] = []
-    for index, record in enumerate(records):
-        line = f"{where} {index + first}"
-        values = {c: str(record.get(c, "")).strip() for c in REQUIRED + OPTIONAL}
-        submit = _number(values, "submit_time", source, line)
-        gpus = _integer(values, "num_gpus", source, line)
-        if submit < 0:
-            raise InstanceError("must be ≥ 0", source=source, row=line, field="submit_time")
-        job = _job(index, submit, gpus, values, source, line)
-        if values["estimate"] or values["vc"] or values["user"]:
-            job = replace(
-                job,
-                estimate=_estimate(values, source, line),
-                vc=_label(values, "vc", source, line),
-                user=_label(values, "user", source, line),
-            )
-        trace.append(job)
-    instance, report = build_instance(
-        trace,
-        cluster,
-        source=source,
-        name=Path(path).stem,
-        records=len(records),
-        skipped={},
-        options=options,
-        rng=rng,
-        catalog=catalog,
-        row_of=lambda index: f"{where} {index + first}",
-        gpus_field="num_gpus",
-    )
-    return instance, TableTraceReport(**{f.name: getattr(report, f.name) for f in fields(report)})
+    with file_lines(lambda: open(path, "rb"), source):  # a CSV's refusals name its lines
+        columns = [str(c).strip() for c in frame.columns]
+        frame.columns = pd.Index(columns)
+        for column in columns:
+            if column not in REQUIRED + OPTIONAL:
+                known = ", ".join(REQUIRED + OPTIONAL)
+                raise InstanceError(
+                    f"unknown column (columns: {known})", source=source, field=column
+                )
+        for column in REQUIRED:
+            if column not in columns:
+                raise InstanceError("missing column", source=source, field=column)
+        records = frame.to_dict("records")
+        trace: list[TraceJob] = []
+        for index, record in enumerate(records):
+            line = f"{where} {index + first}"
+            values = {c: str(record.get(c, "")).strip() for c in REQUIRED + OPTIONAL}
+            submit = _number(values, "submit_time", source, line)
+            gpus = _integer(values, "num_gpus", source, line)
+            if submit < 0:
+                raise InstanceError("must be ≥ 0", source=source, row=line, field="submit_time")
+            job = _job(index, submit, gpus, values, source, line)
+            if values["estimate"] or values["vc"] or values["user"]:
+                job = replace(
+                    job,
+                    estimate=_estimate(values, source, line),
+                    vc=_label(values, "vc", source, line),
+                    user=_label(values, "user", source, line),
+                )
+            trace.append(job)
+        instance, report = build_instance(
+            trace,
+            cluster,
+            source=source,
+            name=Path(path).stem,
+            records=len(records),
+            skipped={},
+            options=options,
+            rng=rng,
+            catalog=catalog,
+            row_of=lambda index: f"{where} {index + first}",
+            gpus_field="num_gpus",
+        )
+        return instance, TableTraceReport(
+            **{f.name: getattr(report, f.name) for f in fields(report)}
+        )
 
 
 def _number(values: dict[str, str], field: str, source: str, line: str) -> float:

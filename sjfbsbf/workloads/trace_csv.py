@@ -1,15 +1,17 @@
 """Reading the CSV tables of public traces (Helios, Alibaba PAI) with one-line refusals.
 
 Values are read as text and converted column by column; the first bad value is refused in one
-line naming the file (``archive:member`` inside an archive), the line (the header, if any, is
-line 1) and the column. Empty cells are missing values (``NaN``), left to the loader's rules.
+line naming the file (``archive:member`` inside an archive), the line of the file (blank lines
+counted, :mod:`~sjfbsbf.workloads.file_lines`) and the column. Empty cells are missing values
+(``NaN``), left to the loader's rules.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import IO
 
 import numpy as np
@@ -19,6 +21,7 @@ from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.inputs import bounded_first_line
 from sjfbsbf.core.model import label_problem
 from sjfbsbf.workloads.archive import open_member
+from sjfbsbf.workloads.file_lines import file_lines
 from sjfbsbf.workloads.trace_window import TraceJob
 
 #: pandas's message for a row longer than the first: "Expected 3 fields in line 5, saw 4".
@@ -109,6 +112,27 @@ def read_table(
     """
     with open_member(path, member) as (raw, source):
         frame = parse_rows(bounded_first_line(raw, source), source)
+    with file_lines(reopen_member(path, member), source):
+        return _columns(frame, source, columns, required)
+
+
+def reopen_member(
+    path: str | os.PathLike[str], member: str
+) -> Callable[[], AbstractContextManager[IO[bytes]]]:
+    """Opens ``member`` of ``path`` again (for :func:`~sjfbsbf.workloads.file_lines.file_lines`)."""
+
+    @contextmanager
+    def member_bytes() -> Iterator[IO[bytes]]:
+        with open_member(path, member) as (raw, _):
+            yield raw
+
+    return member_bytes
+
+
+def _columns(
+    frame: pd.DataFrame, source: str, columns: Sequence[str] | None, required: Sequence[str]
+) -> tuple[pd.DataFrame, str, int]:
+    """``frame`` under its header or ``columns``, checked for ``required`` (:func:`read_table`)."""
     first = 2
     if columns is None:
         frame = with_header(frame, source)
