@@ -88,6 +88,25 @@ def test_overrun_doubles_the_belief_until_it_exceeds_the_progress(
     assert got[0] > progress
 
 
+def test_overrun_at_and_next_to_every_power_of_two_is_the_smallest_k() -> None:
+    """Progress at W·2^m, one ulp either side of it, and between, for m up to 59 and four works:
+    k is the smallest with W·2^k > progress, found by counting (the logarithm's first guess is
+    corrected where it is off, e.g. one ulp below a power; mutation gaps of the view rerun)."""
+    works, progress = [], []
+    for work in (1.0, 3.7, 1e-3, 12345.678):
+        for m in range(60):
+            at = work * 2.0**m
+            for value in (at, np.nextafter(at, 0.0), np.nextafter(at, np.inf), 0.75 * at, 1.5 * at):
+                works.append(work)
+                progress.append(float(value))
+    believed, ks = overrun(np.array(works), np.array(progress))
+    for work, done, got, k in zip(works, progress, believed, ks, strict=True):
+        want = 0
+        while work * 2.0**want <= done:
+            want += 1
+        assert (int(k), float(got)) == (want, work * 2.0**want), (work, done)
+
+
 class Probe:
     """One job at a time on GPU 0 in id order; records ``look(view)`` at each asked time."""
 
