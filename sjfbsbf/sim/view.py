@@ -194,10 +194,10 @@ class ClusterView(StateReader):
             status = self._s.status
             outside = (indices < 0) | (indices >= len(status))
             if outside.any():
-                raise KeyError(f"no arrived job with id {np.asarray(job_ids)[outside][0]!r}")
+                raise KeyError(f"no arrived job with id {int(np.asarray(job_ids)[outside][0])}")
             late = status[indices] == FUTURE
             if late.any():
-                raise KeyError(f"no arrived job with id {np.asarray(job_ids)[late][0]!r}")
+                raise KeyError(f"no arrived job with id {int(np.asarray(job_ids)[late][0])}")
         return indices
 
     @property
