@@ -102,3 +102,16 @@ def test_belief_changes_are_counted_once_each() -> None:
         state.finished_order.append(i)
         view._advance(time)
         assert view.belief_version == number
+
+
+def test_a_model_jobs_observed_progress_is_counted_in_iterations_under_an_estimator() -> None:
+    """Believed remaining = the estimate less the iterations done × the step time at the fewest
+    nodes (the true exclusive duration ÷ its iterations): a model job's progress is counted in
+    iterations, a duration-only job's in seconds."""
+    state = _state()
+    oracle = ClusterView(state, time=30.0)
+    view = ClusterView(state, Beliefs(estimator="user"), time=30.0)
+    step = oracle.exclusive_duration(0) / JOBS[0].iterations  # type: ignore[operator]
+    done = view.progress(0)
+    assert 0 < done < JOBS[0].iterations  # type: ignore[operator]
+    assert view.remaining_exclusives([0])[0] == pytest.approx(400.0 - done * step, rel=1e-9)
