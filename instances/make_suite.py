@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from formulations.bounds import colgen_bound, placement_free_bound
+from formulations.bounds import RelaxationBound, colgen_bound, placement_free_bound
 from formulations.offline import solve_offline
 from formulations.offline.data import OfflineData
 from formulations.offline.generate import DT, SPECS, make_instance
@@ -171,22 +171,11 @@ def _prove_free(
     data = preprocess(instance, float(entry["dt"]))
     started = time.perf_counter()
     found = placement_free_bound(data, time_limit=seconds, lb_tree_search=lb_tree)
-    wall = time.perf_counter() - started
-    replayed = float(entry["replayed_avg_jct"])
-    print(
-        f"{entry['file']:28s} placement-free {found.status.value} bound={found.bound} "
-        f"replayed={replayed} t={wall:.1f}s",
-        flush=True,
-    )
-    how = {
-        "by": "formulations.bounds.placement_free_bound (CP-SAT, 1 worker)",
-        "status": found.status.value,
-        "bound": found.bound,
-        "time_limit_s": seconds,
-        "lb_tree_search": lb_tree,
-        "wall_s": round(wall, 1),
-    }
-    _raise_bound(entry, data, found.bound, "placement_free", how)
+    _raise_bound(
+        entry, data, "placement_free", found, time.perf_counter() - started,
+        by="formulations.bounds.placement_free_bound (CP-SAT, 1 worker)",
+        time_limit_s=seconds, lb_tree_search=lb_tree,
+    )  # fmt: skip
 
 
 def _colgen(entry: dict[str, Any], instance: Instance) -> None:
@@ -199,35 +188,36 @@ def _colgen(entry: dict[str, Any], instance: Instance) -> None:
     data = preprocess(instance, float(entry["dt"]), search=search, max_cells=None)
     started = time.perf_counter()
     run = colgen_bound(data, time_limit=None)
-    wall = time.perf_counter() - started
-    found = run.bound
-    print(
-        f"{entry['file']:28s} colgen {found.status.value} bound={found.bound} "
-        f"replayed={entry['replayed_avg_jct']} t={wall:.1f}s",
-        flush=True,
-    )
-    how = {
-        "by": "formulations.bounds.colgen_bound (to the LP optimum)",
-        "status": found.status.value,
-        "bound": found.bound,
-        "search": search,
-        "rounds": run.iterations,
-        "columns": run.columns,
-        "wall_s": round(wall, 1),
-    }
-    _raise_bound(entry, data, found.bound, "colgen", how)
+    _raise_bound(
+        entry, data, "colgen", run.bound, time.perf_counter() - started,
+        by="formulations.bounds.colgen_bound (to the LP optimum)",
+        search=search, rounds=run.iterations, columns=run.columns,
+    )  # fmt: skip
 
 
 def _raise_bound(
-    entry: dict[str, Any], data: OfflineData, bound: float | None, key: str, how: dict[str, Any]
+    entry: dict[str, Any],
+    data: OfflineData,
+    key: str,
+    found: RelaxationBound,
+    wall: float,
+    **how: Any,
 ) -> None:
-    """Take ``bound`` as ``entry``'s when higher (capped by its replayed value), record ``how``
-    under ``key``, and mark the entry optimal when the bound meets the replayed value."""
+    """Print what the bound ``key`` found; take it as ``entry``'s bound when higher (capped by
+    its replayed value), recording ``how`` with its status, bound and wall time under ``key``,
+    and mark the entry optimal when the bound meets the replayed value."""
+    replayed = float(entry["replayed_avg_jct"])
+    print(
+        f"{entry['file']:28s} {key.replace('_', '-')} {found.status.value} bound={found.bound} "
+        f"replayed={replayed} t={wall:.1f}s",
+        flush=True,
+    )
+    bound = found.bound
     if bound is None or bound <= (entry.get("bound") or 0.0):
         return
-    replayed = float(entry["replayed_avg_jct"])
     entry["bound"] = min(replayed, bound)
-    entry[key] = how
+    entry[key] = {"by": how.pop("by"), "status": found.status.value, "bound": bound, **how}
+    entry[key]["wall_s"] = round(wall, 1)
     if bound >= replayed - objective_tolerance(data, replayed):
         entry["status"] = "optimal"
 
