@@ -28,7 +28,7 @@ from sjfbsbf.core.errors import InstanceError
 from sjfbsbf.core.inputs import bounded_first_line, check_input
 from sjfbsbf.core.model import MAX_TIME_S, Cluster, Instance, label_problem
 from sjfbsbf.workloads.file_lines import file_lines
-from sjfbsbf.workloads.trace_csv import parse_rows, with_header
+from sjfbsbf.workloads.trace_csv import parse_rows, reopen_member, with_header
 from sjfbsbf.workloads.trace_window import (
     Oversize,
     TraceJob,
@@ -110,7 +110,7 @@ def read_trace_table(
         where, first = "row", 1
     else:
         raise InstanceError("a trace table is .csv or .parquet", source=source)
-    with file_lines(lambda: open(path, "rb"), source):  # a CSV's refusals name its lines
+    with file_lines(reopen_member(path, ""), source):  # a CSV's refusals name its lines
         columns = [str(c).strip() for c in frame.columns]
         frame.columns = pd.Index(columns)
         for column in columns:
